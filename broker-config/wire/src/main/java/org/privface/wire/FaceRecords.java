@@ -1,0 +1,183 @@
+package org.privface.wire;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import org.apache.avro.message.BadHeaderException;
+import org.apache.avro.message.MissingSchemaException;
+import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.RecognitionResult;
+import org.privface.wire.avro.RecordKind;
+
+/**
+ * Encodes, decodes and validates the wire records. Avro single-object encoding carries the
+ * schema fingerprint in every message, so a record written against another schema is rejected
+ * instead of being misread.
+ */
+public final class FaceRecords {
+    private static final Pattern ID = Pattern.compile(WireLimits.ID_PATTERN);
+
+    private FaceRecords() {
+    }
+
+    public static byte[] encode(PerturbedFace face) {
+        validate(face);
+        return toBytes(() -> PerturbedFace.getEncoder().encode(face));
+    }
+
+    public static PerturbedFace decodeFace(byte[] bytes) {
+        checkSize(bytes);
+        PerturbedFace face = fromBytes(() -> PerturbedFace.getDecoder().decode(bytes));
+        validate(face);
+        return face;
+    }
+
+    public static byte[] encode(RecognitionResult result) {
+        validate(result);
+        return toBytes(() -> RecognitionResult.getEncoder().encode(result));
+    }
+
+    public static RecognitionResult decodeResult(byte[] bytes) {
+        checkSize(bytes);
+        RecognitionResult result = fromBytes(() -> RecognitionResult.getDecoder().decode(bytes));
+        validate(result);
+        return result;
+    }
+
+    /** Every rule a perturbed face must satisfy; the recognizer dead-letters records that fail. */
+    public static void validate(PerturbedFace f) {
+        if (f.getSchemaVersion() != WireLimits.SCHEMA_VERSION) {
+            throw new InvalidRecordException("unsupported schemaVersion " + f.getSchemaVersion());
+        }
+        id("eventId", f.getEventId());
+        id("siteId", f.getSiteId());
+        id("cameraId", f.getCameraId());
+        id("trackId", f.getTrackId());
+        if (f.getCaptureTimestamp() == null) {
+            throw new InvalidRecordException("captureTimestamp missing");
+        }
+        var m = f.getMechanism();
+        if (m == null) {
+            throw new InvalidRecordException("mechanism missing");
+        }
+        id("mechanism.name", m.getName());
+        id("mechanism.sensitivityMode", m.getSensitivityMode());
+        id("mechanism.basisId", m.getBasisId());
+        positiveFinite("epsilonPerCoordinate", m.getEpsilonPerCoordinate());
+        positiveFinite("epsilonPerFace", m.getEpsilonPerFace());
+        positiveFinite("noiseScale", m.getNoiseScale());
+        // A face is at least one coordinate, so it can never be cheaper than one coordinate.
+        if (m.getEpsilonPerFace() < m.getEpsilonPerCoordinate() * (1 - 1e-9)) {
+            throw new InvalidRecordException("epsilonPerFace " + m.getEpsilonPerFace()
+                    + " is below epsilonPerCoordinate " + m.getEpsilonPerCoordinate());
+        }
+        List<Float> v = f.getVector();
+        if (v == null || f.getDimension() != v.size()) {
+            throw new InvalidRecordException("dimension " + f.getDimension() + " does not match vector length "
+                    + (v == null ? "null" : v.size()));
+        }
+        if (f.getDimension() < 1 || f.getDimension() > WireLimits.MAX_DIMENSION) {
+            throw new InvalidRecordException("dimension " + f.getDimension() + " outside [1, " + WireLimits.MAX_DIMENSION + "]");
+        }
+        for (int i = 0; i < v.size(); i++) {
+            Float x = v.get(i);
+            if (x == null || !Float.isFinite(x)) {
+                throw new InvalidRecordException("vector[" + i + "] is not a finite number");
+            }
+        }
+        boolean labelled = f.getEnrollmentLabel() != null;
+        if (f.getKind() == RecordKind.ENROLLMENT && !labelled) {
+            throw new InvalidRecordException("ENROLLMENT record without enrollmentLabel");
+        }
+        if (f.getKind() == RecordKind.QUERY && labelled) {
+            throw new InvalidRecordException("QUERY record must not carry an enrollmentLabel");
+        }
+        if (labelled) {
+            label(f.getEnrollmentLabel());
+        }
+    }
+
+    public static void validate(RecognitionResult r) {
+        if (r.getSchemaVersion() != WireLimits.SCHEMA_VERSION) {
+            throw new InvalidRecordException("unsupported schemaVersion " + r.getSchemaVersion());
+        }
+        id("eventId", r.getEventId());
+        id("siteId", r.getSiteId());
+        id("cameraId", r.getCameraId());
+        id("trackId", r.getTrackId());
+        id("modelVersion", r.getModelVersion());
+        if (r.getPredictedLabel() != null) {
+            label(r.getPredictedLabel());
+        }
+        if (!(r.getConfidence() >= 0f && r.getConfidence() <= 1f)) {
+            throw new InvalidRecordException("confidence " + r.getConfidence() + " outside [0, 1]");
+        }
+        positiveFinite("epsilonPerFace", r.getEpsilonPerFace());
+    }
+
+    private static void id(String field, String value) {
+        if (value == null || value.isEmpty()) {
+            throw new InvalidRecordException(field + " missing");
+        }
+        if (value.length() > WireLimits.MAX_ID_LENGTH) {
+            throw new InvalidRecordException(field + " longer than " + WireLimits.MAX_ID_LENGTH + " characters");
+        }
+        if (!ID.matcher(value).matches()) {
+            throw new InvalidRecordException(field + " has characters outside " + WireLimits.ID_PATTERN);
+        }
+    }
+
+    private static void label(String label) {
+        if (label.isBlank() || label.length() > WireLimits.MAX_ID_LENGTH) {
+            throw new InvalidRecordException("label empty or longer than " + WireLimits.MAX_ID_LENGTH + " characters");
+        }
+        if (!ID.matcher(label).matches()) {
+            throw new InvalidRecordException("label has characters outside " + WireLimits.ID_PATTERN);
+        }
+    }
+
+    private static void positiveFinite(String field, double value) {
+        if (!(value > 0) || !Double.isFinite(value)) {
+            throw new InvalidRecordException(field + " must be positive and finite, was " + value);
+        }
+    }
+
+    private static void checkSize(byte[] bytes) {
+        if (bytes == null || bytes.length == 0) {
+            throw new InvalidRecordException("empty record");
+        }
+        if (bytes.length > WireLimits.MAX_RECORD_BYTES) {
+            throw new InvalidRecordException("record of " + bytes.length + " bytes exceeds " + WireLimits.MAX_RECORD_BYTES);
+        }
+    }
+
+    private interface IoSupplier<T> {
+        T get() throws IOException;
+    }
+
+    private static byte[] toBytes(IoSupplier<ByteBuffer> encode) {
+        try {
+            ByteBuffer buf = encode.get();
+            byte[] out = new byte[buf.remaining()];
+            buf.get(out);
+            return out;
+        } catch (IOException e) {
+            throw new InvalidRecordException("cannot encode record: " + e.getMessage(), e);
+        }
+    }
+
+    private static <T> T fromBytes(IoSupplier<T> decode) {
+        try {
+            return decode.get();
+        } catch (MissingSchemaException e) {
+            throw new InvalidRecordException("unknown schema fingerprint", e);
+        } catch (BadHeaderException e) {
+            throw new InvalidRecordException("not an Avro single-object record", e);
+        } catch (IOException | RuntimeException e) {
+            // Avro reports truncated or garbled bodies with assorted runtime exceptions.
+            throw new InvalidRecordException("malformed record: " + e.getClass().getSimpleName(), e);
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package org.privface.wire;
+
+/** Hard limits of the wire contract, kept in one place for producers and consumers alike. */
+public final class WireLimits {
+    /** The only schema version this build writes and reads. */
+    public static final int SCHEMA_VERSION = 1;
+
+    /**
+     * Largest vector a record may carry. Well below the 2,914 pixels of a 47x62 crop, so no
+     * record can carry a face image, whatever a buggy or hostile producer puts in it.
+     */
+    public static final int MAX_DIMENSION = 512;
+
+    /** Longest identifier or label; too short to smuggle a crop as text. */
+    public static final int MAX_ID_LENGTH = 128;
+
+    /** Largest encoded record accepted: MAX_DIMENSION floats plus generous room for ids. */
+    public static final int MAX_RECORD_BYTES = 8 * 1024;
+
+    /** Identifiers appear in topic names and metrics, so they use Kafka's topic alphabet. */
+    public static final String ID_PATTERN = "[A-Za-z0-9._-]+";
+
+    private WireLimits() {
+    }
+}

@@ -1,0 +1,124 @@
+package org.privface.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.apache.avro.Schema;
+import org.junit.jupiter.api.Test;
+import org.privface.wire.avro.MechanismParams;
+import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.RecognitionResult;
+import org.privface.wire.avro.RecordKind;
+
+class FaceRecordsTest {
+
+    static PerturbedFace face(int dim) {
+        List<Float> v = new ArrayList<>();
+        for (int i = 0; i < dim; i++) {
+            v.add(i / (float) dim);
+        }
+        return PerturbedFace.newBuilder()
+                .setEventId("0b7f6a8e-0000-4000-8000-000000000001")
+                .setSiteId("site-1").setCameraId("cam-1").setTrackId("t-1")
+                .setCaptureTimestamp(Instant.ofEpochMilli(1_700_000_000_000L))
+                .setKind(RecordKind.QUERY)
+                .setMechanism(MechanismParams.newBuilder().setName("PEEP").setSensitivityMode("vector")
+                        .setEpsilonPerCoordinate(0.5).setEpsilonPerFace(0.5 * dim).setNoiseScale(2.0)
+                        .setBasisId("basis-abc").build())
+                .setDimension(dim).setVector(v)
+                .build();
+    }
+
+    @Test
+    void roundTripsAFace() {
+        PerturbedFace f = face(16);
+        PerturbedFace back = FaceRecords.decodeFace(FaceRecords.encode(f));
+        assertEquals(f, back);
+    }
+
+    @Test
+    void roundTripsAResult() {
+        RecognitionResult r = RecognitionResult.newBuilder().setEventId("e1").setSiteId("s").setCameraId("c")
+                .setTrackId("t").setPredictedLabel("alice").setConfidence(0.9f).setModelVersion("m-1")
+                .setEpsilonPerFace(8).setRecognizedAt(Instant.ofEpochMilli(5)).build();
+        assertEquals(r, FaceRecords.decodeResult(FaceRecords.encode(r)));
+    }
+
+    @Test
+    void schemaHasNoFieldThatCouldCarryPixels() {
+        List<String> offending = new ArrayList<>();
+        walk(PerturbedFace.getClassSchema(), "PerturbedFace", offending);
+        assertTrue(offending.isEmpty(), "fields able to hold raw bytes: " + offending);
+        // The only array is the vector, and it is capped far below a 47x62 crop.
+        assertTrue(WireLimits.MAX_DIMENSION < 47 * 62);
+        assertTrue(WireLimits.MAX_RECORD_BYTES < 47 * 62 * 4);
+    }
+
+    private static void walk(Schema s, String path, List<String> offending) {
+        switch (s.getType()) {
+            case BYTES, FIXED, MAP -> offending.add(path + ":" + s.getType());
+            case RECORD -> s.getFields().forEach(f -> walk(f.schema(), path + "." + f.name(), offending));
+            case UNION -> s.getTypes().forEach(t -> walk(t, path, offending));
+            case ARRAY -> {
+                if (!path.endsWith(".vector")) {
+                    offending.add(path + ":unexpected array");
+                }
+                walk(s.getElementType(), path + "[]", offending);
+            }
+            default -> { }
+        }
+    }
+
+    @Test
+    void refusesAVectorTheSizeOfAFaceCrop() {
+        PerturbedFace crop = face(47 * 62);
+        InvalidRecordException e = assertThrows(InvalidRecordException.class, () -> FaceRecords.encode(crop));
+        assertTrue(e.getMessage().contains("dimension"), e.getMessage());
+    }
+
+    @Test
+    void rejectsEachBrokenRule() {
+        List<Consumer<PerturbedFace>> breakers = List.of(
+                f -> f.setSchemaVersion(2),
+                f -> f.setEventId(""),
+                f -> f.setSiteId("a b"),
+                f -> f.setCameraId("x".repeat(WireLimits.MAX_ID_LENGTH + 1)),
+                f -> f.getMechanism().setEpsilonPerCoordinate(0),
+                f -> f.getMechanism().setEpsilonPerFace(Double.NaN),
+                f -> f.getMechanism().setEpsilonPerFace(0.1),
+                f -> f.getMechanism().setNoiseScale(-1),
+                f -> f.setDimension(15),
+                f -> f.getVector().set(3, Float.NaN),
+                f -> f.getVector().set(3, Float.POSITIVE_INFINITY),
+                f -> f.setEnrollmentLabel("alice"),
+                f -> f.setKind(RecordKind.ENROLLMENT));
+        for (int i = 0; i < breakers.size(); i++) {
+            PerturbedFace f = face(16);
+            breakers.get(i).accept(f);
+            int rule = i;
+            assertThrows(InvalidRecordException.class, () -> FaceRecords.validate(f), "rule " + rule);
+        }
+    }
+
+    @Test
+    void rejectsGarbageAndTruncatedBytes() {
+        byte[] good = FaceRecords.encode(face(16));
+        byte[] truncated = java.util.Arrays.copyOf(good, good.length / 2);
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFace(truncated));
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFace(new byte[0]));
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFace("hello".getBytes()));
+        assertThrows(InvalidRecordException.class,
+                () -> FaceRecords.decodeFace(new byte[WireLimits.MAX_RECORD_BYTES + 1]));
+        byte[] otherSchema = good.clone();
+        otherSchema[5] ^= 0x55; // inside the fingerprint
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFace(otherSchema));
+        assertArrayEquals(good, FaceRecords.encode(FaceRecords.decodeFace(good)));
+    }
+}

@@ -1,0 +1,55 @@
+package org.privface.wire.topics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.Test;
+import org.privface.kafka.testkit.RealKafka;
+
+class TopicsTest {
+
+    @Test
+    void expandsSitesFromTheBundledDefinitions() {
+        List<TopicSpec> specs = Topics.definitions(List.of("north", "south"));
+        Set<String> names = Set.copyOf(specs.stream().map(TopicSpec::name).toList());
+        assertEquals(Set.of("privface.north.enrollment", "privface.north.query", "privface.south.enrollment",
+                "privface.south.query", Topics.RESULTS, Topics.DEAD_LETTER), names);
+        assertTrue(Topics.ALL_QUERY.matcher(Topics.query("north")).matches());
+        assertTrue(Topics.ALL_ENROLLMENT.matcher(Topics.enrollment("north")).matches());
+        assertTrue(!Topics.ALL_QUERY.matcher(Topics.enrollment("north")).matches());
+    }
+
+    @Test
+    void rejectsSiteIdsThatWouldBreakTopicNames() {
+        assertThrows(IllegalArgumentException.class, () -> Topics.query("a.b"));
+        assertThrows(IllegalArgumentException.class, () -> Topics.query(""));
+        assertThrows(IllegalArgumentException.class, () -> Topics.definitions(List.of("x y")));
+    }
+
+    @Test
+    void appliesIdempotentlyToARealBroker() throws Exception {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
+        try (Admin admin = Admin.create(p)) {
+            List<TopicSpec> specs = Topics.definitions(List.of("applier-test"));
+            TopicApplier applier = new TopicApplier(admin);
+            List<String> first = applier.apply(specs);
+            assertTrue(first.contains("privface.applier-test.query"), first.toString());
+            assertEquals(List.of(), applier.apply(specs), "second apply creates nothing");
+            var described = admin.describeTopics(List.of("privface.applier-test.query")).allTopicNames().get();
+            assertEquals(6, described.get("privface.applier-test.query").partitions().size());
+            var res = new ConfigResource(ConfigResource.Type.TOPIC, "privface.applier-test.enrollment");
+            Map<ConfigResource, org.apache.kafka.clients.admin.Config> cfg = admin.describeConfigs(List.of(res)).all().get();
+            assertEquals("-1", cfg.get(res).get("retention.ms").value());
+        }
+    }
+}
