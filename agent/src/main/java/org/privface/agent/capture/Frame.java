@@ -1,0 +1,16 @@
+package org.privface.agent.capture;
+
+import java.time.Instant;
+
+import org.opencv.core.Mat;
+
+/**
+ * A decoded frame. Lives only in memory: it is never written to disk, logged or put in an error
+ * message. {@code origin} names where it came from (a file name or a frame index), not its content.
+ */
+public record Frame(Mat image, long sequence, Instant capturedAt, String origin) implements AutoCloseable {
+    @Override
+    public void close() {
+        image.release();
+    }
+}

@@ -1,0 +1,152 @@
+package org.privface.agent.dataset;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+import org.opencv.core.Mat;
+import org.opencv.core.Rect;
+import org.opencv.imgcodecs.Imgcodecs;
+import org.privface.agent.detect.FaceCrops;
+import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.detect.OpenCv;
+
+/**
+ * Loaders for folder-per-person face datasets. Images are read from a configured path and never
+ * copied into the project.
+ */
+public final class FaceDatasets {
+    /** Where the shared real-face datasets live: FACE_DATASETS, else the build's default. */
+    public static Optional<Path> root() {
+        String env = System.getenv("FACE_DATASETS");
+        String prop = System.getProperty("privface.datasets");
+        for (String candidate : new String[] {env, prop}) {
+            if (candidate != null && !candidate.isBlank() && Files.isDirectory(Path.of(candidate))) {
+                return Optional.of(Path.of(candidate));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private FaceDatasets() {
+    }
+
+    /**
+     * AT&amp;T/ORL: s1..s40, ten 92×112 PGMs each. The images are already tight face crops, so the
+     * whole image is resized to 47×62.
+     */
+    public static LabelledFaces orl(Path root) throws IOException {
+        return load(root, "pgm", p -> Optional.of(FaceCrops.resizeToUnitPixels(Pgm.read(p))));
+    }
+
+    /**
+     * LFW (funneled, 150×150 here): the standard "LFW people" crop, rows 42–117 and columns
+     * 47–103, resized to 47×62.
+     */
+    public static LabelledFaces lfw(Path root) throws IOException {
+        return load(root, "jpg", p -> {
+            Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_GRAYSCALE);
+            if (img.empty()) {
+                throw new IOException(p + ": not a decodable image");
+            }
+            if (img.cols() != 150 || img.rows() != 150) {
+                throw new IOException(p + ": expected 150x150 funneled LFW, got " + img.cols() + "x" + img.rows());
+            }
+            Mat crop = img.submat(new Rect(47, 42, 103 - 47, 117 - 42));
+            double[] v = FaceCrops.resizeToUnitPixels(crop);
+            crop.release();
+            img.release();
+            return Optional.of(v);
+        });
+    }
+
+    /**
+     * Any folder of person folders, with faces found by the detector (the largest face of each
+     * image). Images with no face that fits are skipped.
+     */
+    public static LabelledFaces detected(Path root, FaceDetector detector) throws IOException {
+        return load(root, null, p -> {
+            Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_COLOR);
+            if (img.empty()) {
+                return Optional.empty();
+            }
+            try {
+                List<Rect> faces = detector.detect(img);
+                return faces.isEmpty() ? Optional.empty() : FaceCrops.crop(img, faces.get(0));
+            } finally {
+                img.release();
+            }
+        });
+    }
+
+    private interface FaceReader {
+        Optional<double[]> read(Path file) throws IOException;
+    }
+
+    private static LabelledFaces load(Path root, String extension, FaceReader reader) throws IOException {
+        OpenCv.load();
+        if (!Files.isDirectory(root)) {
+            throw new IOException("dataset folder not found: " + root);
+        }
+        List<Path> people;
+        try (Stream<Path> s = Files.list(root)) {
+            people = s.filter(Files::isDirectory).sorted(naturalOrder()).toList();
+        }
+        List<String> names = new ArrayList<>();
+        List<double[]> faces = new ArrayList<>();
+        List<Integer> labels = new ArrayList<>();
+        List<String> origins = new ArrayList<>();
+        for (Path person : people) {
+            List<Path> files;
+            try (Stream<Path> s = Files.list(person)) {
+                files = s.filter(Files::isRegularFile)
+                        .filter(p -> extension == null ? isImage(p) : p.toString().toLowerCase().endsWith("." + extension))
+                        .sorted(naturalOrder()).toList();
+            }
+            int label = -1;
+            for (Path f : files) {
+                Optional<double[]> face = reader.read(f);
+                if (face.isEmpty()) {
+                    continue;
+                }
+                if (label < 0) {
+                    label = names.size();
+                    names.add(person.getFileName().toString());
+                }
+                faces.add(face.get());
+                labels.add(label);
+                origins.add(root.relativize(f).toString());
+            }
+        }
+        if (faces.isEmpty()) {
+            throw new IOException("no faces found under " + root);
+        }
+        return new LabelledFaces(List.copyOf(names), faces.toArray(double[][]::new),
+                labels.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(origins));
+    }
+
+    private static boolean isImage(Path p) {
+        String n = p.getFileName().toString().toLowerCase();
+        return n.endsWith(".png") || n.endsWith(".jpg") || n.endsWith(".jpeg") || n.endsWith(".pgm") || n.endsWith(".bmp");
+    }
+
+    /** s2 before s10: numbers inside names compare as numbers. */
+    static java.util.Comparator<Path> naturalOrder() {
+        Function<Path, String> key = p -> {
+            String n = p.getFileName().toString();
+            StringBuilder sb = new StringBuilder();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\d+|\\D+").matcher(n);
+            while (m.find()) {
+                String part = m.group();
+                sb.append(Character.isDigit(part.charAt(0)) ? String.format("%012d", Long.parseLong(part.length() > 12 ? part.substring(0, 12) : part)) : part);
+            }
+            return sb.toString();
+        };
+        return java.util.Comparator.comparing(key);
+    }
+}

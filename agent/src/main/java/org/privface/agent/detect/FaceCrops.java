@@ -1,0 +1,82 @@
+package org.privface.agent.detect;
+
+import java.util.Optional;
+
+import org.opencv.core.CvType;
+import org.opencv.core.Mat;
+import org.opencv.core.Rect;
+import org.opencv.core.Size;
+import org.opencv.imgproc.Imgproc;
+
+/**
+ * Turns a detection into the fixed-size grey face vector PEEP works on: 47 wide by 62 high, the
+ * resolution the PEEP paper uses on LFW. Pixels stay in memory only.
+ */
+public final class FaceCrops {
+    public static final int WIDTH = 47;
+    public static final int HEIGHT = 62;
+
+    private FaceCrops() {
+    }
+
+    /**
+     * Crops a face box, widened vertically to the 47:62 aspect ratio, then grey, resizes and
+     * equalizes it. Empty when the box does not fit inside the frame: a clipped face would be a
+     * different face to the basis, so it is dropped rather than published as garbage.
+     */
+    public static Optional<double[]> crop(Mat frame, Rect face) {
+        int h = (int) Math.round(face.width * (double) HEIGHT / WIDTH);
+        int y = face.y + face.height / 2 - h / 2;
+        Rect box = new Rect(face.x, y, face.width, h);
+        if (box.x < 0 || box.y < 0 || box.x + box.width > frame.cols() || box.y + box.height > frame.rows()) {
+            return Optional.empty();
+        }
+        Mat grey = grey(frame);
+        Mat roi = grey.submat(box);
+        Mat small = new Mat();
+        Imgproc.resize(roi, small, new Size(WIDTH, HEIGHT), 0, 0, Imgproc.INTER_AREA);
+        double[] v = toUnitPixels(small);
+        small.release();
+        roi.release();
+        if (grey != frame) {
+            grey.release();
+        }
+        return Optional.of(v);
+    }
+
+    /** An 8-bit grey image of exactly WIDTH×HEIGHT, equalized, as row-major pixels in [0,1]. */
+    public static double[] toUnitPixels(Mat grey8) {
+        if (grey8.cols() != WIDTH || grey8.rows() != HEIGHT || grey8.type() != CvType.CV_8UC1) {
+            throw new IllegalArgumentException("expected an 8-bit grey " + WIDTH + "x" + HEIGHT + " image");
+        }
+        Mat eq = new Mat();
+        Imgproc.equalizeHist(grey8, eq);
+        byte[] raw = new byte[WIDTH * HEIGHT];
+        eq.get(0, 0, raw);
+        eq.release();
+        double[] v = new double[raw.length];
+        for (int i = 0; i < raw.length; i++) {
+            v[i] = (raw[i] & 0xff) / 255.0;
+        }
+        return v;
+    }
+
+    /** Grey version of a frame; returns the frame itself when it is already grey. */
+    public static Mat grey(Mat frame) {
+        if (frame.channels() == 1) {
+            return frame;
+        }
+        Mat grey = new Mat();
+        Imgproc.cvtColor(frame, grey, frame.channels() == 4 ? Imgproc.COLOR_BGRA2GRAY : Imgproc.COLOR_BGR2GRAY);
+        return grey;
+    }
+
+    /** Resizes an arbitrary grey crop to WIDTH×HEIGHT pixels in [0,1]; used by dataset loaders. */
+    public static double[] resizeToUnitPixels(Mat grey8) {
+        Mat small = new Mat();
+        Imgproc.resize(grey8, small, new Size(WIDTH, HEIGHT), 0, 0, Imgproc.INTER_AREA);
+        double[] v = toUnitPixels(small);
+        small.release();
+        return v;
+    }
+}

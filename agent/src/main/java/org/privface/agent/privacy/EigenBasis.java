@@ -1,0 +1,328 @@
+package org.privface.agent.privacy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+import org.ejml.data.DMatrixRMaj;
+import org.ejml.dense.row.CommonOps_DDRM;
+import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
+import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
+
+/**
+ * An eigenface basis: mean face, the top principal components and, per component, clamp bounds
+ * fixed when the basis was fitted. The basis and the faces it was fitted on stay on the gateway;
+ * only {@link #id()} travels on Kafka.
+ */
+public final class EigenBasis {
+    private static final int MAGIC = 0x45494746; // "EIGF"
+    private static final int FORMAT_VERSION = 1;
+
+    private final int width;
+    private final int height;
+    private final double[] mean;
+    private final double[][] components;
+    private final double[] eigenvalues;
+    private final double[] lower;
+    private final double[] upper;
+    private final String id;
+
+    EigenBasis(int width, int height, double[] mean, double[][] components, double[] eigenvalues,
+               double[] lower, double[] upper) {
+        if (width * height != mean.length) {
+            throw new IllegalArgumentException("mean has " + mean.length + " pixels, expected " + width + "x" + height);
+        }
+        for (int i = 0; i < components.length; i++) {
+            if (components[i].length != mean.length) {
+                throw new IllegalArgumentException("component " + i + " has the wrong length");
+            }
+            if (!(upper[i] > lower[i])) {
+                throw new IllegalArgumentException("component " + i + " has an empty clamp range");
+            }
+        }
+        this.width = width;
+        this.height = height;
+        this.mean = mean;
+        this.components = components;
+        this.eigenvalues = eigenvalues;
+        this.lower = lower;
+        this.upper = upper;
+        this.id = "pca-" + HexFormat.of().formatHex(sha256(toBytes()), 0, 8);
+    }
+
+    /**
+     * Fits nc components to faces (rows, pixel values in [0,1]) and fixes each component's clamp
+     * range to the min and max of the fitting faces' projections. With fewer faces than pixels it
+     * decomposes the n×n Gram matrix A·Aᵀ instead of the d×d covariance (Turk and Pentland's
+     * trick): the same non-zero eigenvalues, and eigenvectors Aᵀv.
+     */
+    public static EigenBasis fit(double[][] faces, int nc, int width, int height) {
+        int n = faces.length;
+        if (n < 2) {
+            throw new IllegalArgumentException("need at least 2 faces to fit a basis, got " + n);
+        }
+        int d = width * height;
+        if (nc < 1 || nc > Math.min(n - 1, d)) {
+            throw new IllegalArgumentException("nc must be in [1, " + Math.min(n - 1, d) + "] for " + n + " faces, was " + nc);
+        }
+        double[] mean = new double[d];
+        for (double[] f : faces) {
+            if (f.length != d) {
+                throw new IllegalArgumentException("face of " + f.length + " pixels, expected " + d);
+            }
+            for (int j = 0; j < d; j++) {
+                mean[j] += f[j] / n;
+            }
+        }
+        DMatrixRMaj a = new DMatrixRMaj(n, d);
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < d; j++) {
+                a.unsafe_set(i, j, faces[i][j] - mean[j]);
+            }
+        }
+        double[][] comps = new double[nc][];
+        double[] eig = new double[nc];
+        if (n <= d) {
+            DMatrixRMaj gram = new DMatrixRMaj(n, n);
+            CommonOps_DDRM.multTransB(a, a, gram);
+            Eigen e = decompose(gram, eig, nc);
+            for (int k = 0; k < nc; k++) {
+                DMatrixRMaj v = e.dec().getEigenVector(e.order()[k]);
+                DMatrixRMaj u = new DMatrixRMaj(d, 1);
+                CommonOps_DDRM.multTransA(a, v, u);
+                comps[k] = normalise(u.getData());
+            }
+        } else {
+            DMatrixRMaj cov = new DMatrixRMaj(d, d);
+            CommonOps_DDRM.multTransA(a, a, cov);
+            Eigen e = decompose(cov, eig, nc);
+            for (int k = 0; k < nc; k++) {
+                comps[k] = normalise(e.dec().getEigenVector(e.order()[k]).getData().clone());
+            }
+        }
+        for (int k = 0; k < nc; k++) {
+            eig[k] /= (n - 1);
+            orientSign(comps[k]);
+        }
+        double[] lo = new double[nc];
+        double[] hi = new double[nc];
+        Arrays.fill(lo, Double.POSITIVE_INFINITY);
+        Arrays.fill(hi, Double.NEGATIVE_INFINITY);
+        EigenBasis unbounded = new EigenBasis(width, height, mean, comps, eig, filled(nc, -1), filled(nc, 1));
+        for (double[] f : faces) {
+            double[] c = unbounded.project(f);
+            for (int k = 0; k < nc; k++) {
+                lo[k] = Math.min(lo[k], c[k]);
+                hi[k] = Math.max(hi[k], c[k]);
+            }
+        }
+        return new EigenBasis(width, height, mean, comps, eig, lo, hi);
+    }
+
+    private record Eigen(EigenDecomposition_F64<DMatrixRMaj> dec, Integer[] order) {
+    }
+
+    /** Symmetric eigen decomposition with eigenvalues in descending order; fills the top nc. */
+    private static Eigen decompose(DMatrixRMaj symmetric, double[] eigOut, int nc) {
+        EigenDecomposition_F64<DMatrixRMaj> dec = DecompositionFactory_DDRM.eig(symmetric.numRows, true, true);
+        if (!dec.decompose(symmetric)) {
+            throw new IllegalStateException("eigen decomposition failed");
+        }
+        Integer[] order = new Integer[dec.getNumberOfEigenvalues()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Double.compare(dec.getEigenvalue(y).real, dec.getEigenvalue(x).real));
+        for (int k = 0; k < nc; k++) {
+            eigOut[k] = dec.getEigenvalue(order[k]).real;
+            if (!(eigOut[k] > 1e-12)) {
+                throw new IllegalArgumentException("only " + k + " components carry variance; lower nc");
+            }
+        }
+        return new Eigen(dec, order);
+    }
+
+    private static double[] normalise(double[] v) {
+        double norm = 0;
+        for (double x : v) {
+            norm += x * x;
+        }
+        norm = Math.sqrt(norm);
+        for (int i = 0; i < v.length; i++) {
+            v[i] /= norm;
+        }
+        return v;
+    }
+
+    /** Eigenvectors are defined up to sign; fix it so that refits give identical bases. */
+    private static void orientSign(double[] v) {
+        double sum = 0;
+        for (double x : v) {
+            sum += x;
+        }
+        if (sum < 0) {
+            for (int i = 0; i < v.length; i++) {
+                v[i] = -v[i];
+            }
+        }
+    }
+
+    private static double[] filled(int n, double value) {
+        double[] a = new double[n];
+        Arrays.fill(a, value);
+        return a;
+    }
+
+    /** Coordinates c = U(x - μ) of a face with pixel values in [0,1]. */
+    public double[] project(double[] face) {
+        if (face.length != mean.length) {
+            throw new IllegalArgumentException("face of " + face.length + " pixels, basis expects " + mean.length);
+        }
+        double[] c = new double[components.length];
+        for (int k = 0; k < components.length; k++) {
+            double[] u = components[k];
+            double s = 0;
+            for (int j = 0; j < u.length; j++) {
+                s += u[j] * (face[j] - mean[j]);
+            }
+            c[k] = s;
+        }
+        return c;
+    }
+
+    /** Clamps each coordinate to its fixed range and maps it linearly onto [0,1]. */
+    public double[] clampAndScale(double[] coords) {
+        double[] s = new double[coords.length];
+        for (int k = 0; k < coords.length; k++) {
+            double c = Math.max(lower[k], Math.min(upper[k], coords[k]));
+            s[k] = (c - lower[k]) / (upper[k] - lower[k]);
+        }
+        return s;
+    }
+
+    /** μ + Uᵀc: the face a coordinate vector stands for. */
+    public double[] reconstruct(double[] coords) {
+        double[] x = mean.clone();
+        for (int k = 0; k < coords.length; k++) {
+            double[] u = components[k];
+            for (int j = 0; j < x.length; j++) {
+                x[j] += coords[k] * u[j];
+            }
+        }
+        return x;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public int dimension() {
+        return components.length;
+    }
+
+    public int width() {
+        return width;
+    }
+
+    public int height() {
+        return height;
+    }
+
+    public double[] eigenvalues() {
+        return eigenvalues.clone();
+    }
+
+    public double lower(int k) {
+        return lower[k];
+    }
+
+    public double upper(int k) {
+        return upper[k];
+    }
+
+    public void save(Path file) throws IOException {
+        Files.write(file, toBytes());
+    }
+
+    public static EigenBasis load(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return read(in);
+        }
+    }
+
+    static EigenBasis read(InputStream raw) throws IOException {
+        DataInputStream in = new DataInputStream(raw);
+        if (in.readInt() != MAGIC) {
+            throw new IOException("not an eigenbasis file");
+        }
+        int version = in.readInt();
+        if (version != FORMAT_VERSION) {
+            throw new IOException("unsupported eigenbasis format version " + version);
+        }
+        int w = in.readInt();
+        int h = in.readInt();
+        int nc = in.readInt();
+        if (w < 1 || h < 1 || w * h > 1 << 22 || nc < 1 || nc > w * h) {
+            throw new IOException("corrupt eigenbasis header");
+        }
+        double[] mean = readArray(in, w * h);
+        double[][] comps = new double[nc][];
+        for (int k = 0; k < nc; k++) {
+            comps[k] = readArray(in, w * h);
+        }
+        return new EigenBasis(w, h, mean, comps, readArray(in, nc), readArray(in, nc), readArray(in, nc));
+    }
+
+    private static double[] readArray(DataInputStream in, int n) throws IOException {
+        double[] a = new double[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = in.readDouble();
+        }
+        return a;
+    }
+
+    private byte[] toBytes() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(MAGIC);
+            out.writeInt(FORMAT_VERSION);
+            out.writeInt(width);
+            out.writeInt(height);
+            out.writeInt(components.length);
+            write(out, mean);
+            for (double[] c : components) {
+                write(out, c);
+            }
+            write(out, eigenvalues);
+            write(out, lower);
+            write(out, upper);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static void write(OutputStream raw, double[] a) throws IOException {
+        DataOutputStream out = (DataOutputStream) raw;
+        for (double x : a) {
+            out.writeDouble(x);
+        }
+    }
+
+    private static byte[] sha256(byte[] data) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(data);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package org.privface.agent.publish;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.privface.agent.privacy.Release;
+import org.privface.wire.FaceRecords;
+import org.privface.wire.avro.MechanismParams;
+import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.RecordKind;
+import org.privface.wire.topics.Topics;
+
+/**
+ * Publishes perturbed faces. The only input it accepts is a {@link Release}, which holds noisy
+ * coordinates and no pixels. Idempotent producer with acks=all, so broker retries never
+ * duplicate a record; keyed by camera so one camera's records stay in order.
+ */
+public final class FacePublisher implements AutoCloseable {
+    private final KafkaProducer<String, byte[]> producer;
+    private final String siteId;
+
+    public FacePublisher(String bootstrapServers, String siteId, Properties overrides) {
+        this.siteId = Topics.checkSite(siteId);
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, "privface-agent-" + siteId);
+        p.putAll(overrides);
+        this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    }
+
+    /** Builds the wire record for a release; a fresh event id per release. */
+    public PerturbedFace record(Release r, String cameraId, String trackId, Instant capturedAt, String enrollmentLabel) {
+        List<Float> v = new ArrayList<>(r.vector().length);
+        for (double x : r.vector()) {
+            v.add((float) x);
+        }
+        return PerturbedFace.newBuilder()
+                .setEventId(UUID.randomUUID().toString())
+                .setSiteId(siteId)
+                .setCameraId(cameraId)
+                .setTrackId(trackId)
+                .setCaptureTimestamp(capturedAt)
+                .setKind(enrollmentLabel == null ? RecordKind.QUERY : RecordKind.ENROLLMENT)
+                .setMechanism(MechanismParams.newBuilder()
+                        .setName("PEEP")
+                        .setSensitivityMode(r.mode().wireName())
+                        .setEpsilonPerCoordinate(r.epsilonPerCoordinate())
+                        .setEpsilonPerFace(r.epsilonPerFace())
+                        .setNoiseScale(r.noiseScale())
+                        .setBasisId(r.basisId())
+                        .build())
+                .setDimension(v.size())
+                .setVector(v)
+                .setEnrollmentLabel(enrollmentLabel)
+                .build();
+    }
+
+    /** Sends a record to its site's enrollment or query topic; completes on broker acknowledgement. */
+    public CompletableFuture<RecordMetadata> send(PerturbedFace face) {
+        String topic = face.getKind() == RecordKind.ENROLLMENT ? Topics.enrollment(siteId) : Topics.query(siteId);
+        byte[] value = FaceRecords.encode(face);
+        CompletableFuture<RecordMetadata> done = new CompletableFuture<>();
+        producer.send(new ProducerRecord<>(topic, face.getCameraId(), value), (md, e) -> {
+            if (e != null) {
+                done.completeExceptionally(e);
+            } else {
+                done.complete(md);
+            }
+        });
+        return done;
+    }
+
+    public void flush() {
+        producer.flush();
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+    }
+}
