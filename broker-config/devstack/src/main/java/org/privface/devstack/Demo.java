@@ -1,0 +1,312 @@
+package org.privface.devstack;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.privface.wire.FaceRecords;
+import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.RecognitionResult;
+import org.privface.wire.topics.TopicApplier;
+import org.privface.wire.topics.Topics;
+
+/**
+ * The end-to-end demo: a real Kafka 4 broker process, the recognizer and the agent as separate
+ * JVMs, on a folder of faces. Prints what was detected, published and recognized, and the
+ * accuracy against the folder labels. Everything it starts is stopped, and its temporary
+ * directory removed, when it exits.
+ */
+public final class Demo {
+    private static final String SITE = "demo-site";
+
+    private Demo() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opt = new HashMap<>(Map.of(
+                "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "8", "--mode", "vector",
+                "--components", "16", "--enroll-releases", "4"));
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].isBlank()) {
+                continue;
+            }
+            if (!opt.containsKey(args[i]) || i + 1 >= args.length) {
+                throw new IllegalArgumentException("unknown or incomplete option " + args[i] + "; options: " + opt.keySet());
+            }
+            opt.put(args[i], args[++i]);
+        }
+        Path root = Path.of(opt.get("--root")).toAbsolutePath().normalize();
+        Path faces = root.resolve(opt.get("--faces")).normalize();
+        Path work = Files.createTempDirectory("privface-demo-");
+        List<AutoCloseable> running = new ArrayList<>();
+        Thread cleanup = new Thread(() -> stopAll(running, work, null), "demo-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        long t0 = System.nanoTime();
+        int exit;
+        Path keptLogs = root.resolve("broker-config/devstack/target/demo-logs");
+        try {
+            exit = run(root, faces, work, opt, running);
+        } finally {
+            stopAll(running, work, keptLogs);
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+        }
+        System.out.printf("demo finished in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        System.exit(exit);
+    }
+
+    private static int run(Path root, Path faces, Path work, Map<String, String> opt, List<AutoCloseable> running)
+            throws Exception {
+        Split split = split(faces, work);
+        System.out.printf("faces: %s (%d people; %d enrollment images, %d query frames)%n", faces,
+                split.people(), split.enrollImages(), split.queryImages());
+
+        KafkaServerProcess kafka = KafkaServerProcess.start(root, work);
+        running.add(kafka);
+        String bootstrap = kafka.bootstrapServers();
+        System.out.println("broker: Apache Kafka 4 (KRaft) process on " + bootstrap);
+        Properties ap = new Properties();
+        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(ap)) {
+            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
+        }
+
+        Map<String, String> env = Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+        int recognizerPort = KafkaServerProcess.freePort();
+        ManagedProcess recognizer = ManagedProcess.java("recognizer", classpath(root, "recognizer"),
+                "org.privface.recognizer.Application",
+                List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort),
+                List.of(), env, work);
+        running.add(recognizer);
+        awaitHealthy(recognizer, recognizerPort);
+        System.out.println("recognizer: up on 127.0.0.1:" + recognizerPort);
+
+        Path ledger = work.resolve("ledger.csv");
+        int agentPort = KafkaServerProcess.freePort();
+        ManagedProcess agent = ManagedProcess.java("agent", classpath(root, "agent"), "org.privface.agent.Application",
+                List.of("-Xmx1g", "-Dmicronaut.server.port=" + agentPort,
+                        "-Dagent.site-id=" + SITE,
+                        "-Dagent.enroll-folder=" + split.enroll(),
+                        "-Dagent.source=" + split.query(),
+                        "-Dagent.ledger=" + ledger,
+                        "-Dagent.exit-when-done=true",
+                        "-Dagent.epsilon=" + opt.get("--epsilon"),
+                        "-Dagent.sensitivity-mode=" + opt.get("--mode"),
+                        "-Dagent.components=" + opt.get("--components"),
+                        "-Dagent.enroll-releases=" + opt.get("--enroll-releases")),
+                List.of(), env, work);
+        running.add(agent);
+        int agentExit = agent.await(Duration.ofMinutes(2));
+        if (agentExit != 0) {
+            System.out.println("agent failed with exit code " + agentExit + "; its log:");
+            System.out.println(Files.readString(agent.log()));
+            return 1;
+        }
+
+        Map<String, String> originOf = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(ledger)) {
+            int comma = line.indexOf(',');
+            originOf.put(line.substring(0, comma), line.substring(comma + 1));
+        }
+        Map<String, PerturbedFace> published = readAll(bootstrap, List.of(Topics.enrollment(SITE), Topics.query(SITE)),
+                -1, Duration.ofSeconds(10), PerturbedFace.class);
+        long enrolled = published.values().stream().filter(f -> f.getEnrollmentLabel() != null).count();
+        Map<String, RecognitionResult> results = readAll(bootstrap, List.of(Topics.RESULTS), originOf.size(),
+                Duration.ofSeconds(90), RecognitionResult.class);
+
+        int correct = 0;
+        Map<String, Integer> perPerson = new HashMap<>();
+        for (Map.Entry<String, String> e : originOf.entrySet()) {
+            String truth = Path.of(e.getValue()).getName(0).toString();
+            perPerson.merge(truth, 1, Integer::sum);
+            RecognitionResult r = results.get(e.getKey());
+            if (r != null && truth.equals(r.getPredictedLabel())) {
+                correct++;
+            }
+        }
+        double epsFace = published.values().stream().mapToDouble(f -> f.getMechanism().getEpsilonPerFace()).max().orElse(0);
+        PerturbedFace any = published.values().iterator().next();
+        int majority = perPerson.values().stream().max(Integer::compare).orElse(0);
+        System.out.println();
+        System.out.println("=== privface demo summary ===");
+        System.out.printf("mechanism:            PEEP, sensitivity mode %s, %d components, basis %s%n",
+                any.getMechanism().getSensitivityMode(), any.getDimension(), any.getMechanism().getBasisId());
+        System.out.printf("epsilon per face:     %.3f (per coordinate %.4f) on every record%n", epsFace,
+                any.getMechanism().getEpsilonPerCoordinate());
+        System.out.printf("faces detected:       %d in query frames (%d enrollment releases)%n", originOf.size(), enrolled);
+        System.out.printf("records published:    %d%n", published.size());
+        System.out.printf("records recognized:   %d of %d queries%n", results.size(), originOf.size());
+        System.out.printf("accuracy:             %.1f%% (%d/%d); chance %.1f%%, majority class %.1f%%%n",
+                100.0 * correct / Math.max(1, originOf.size()), correct, originOf.size(),
+                100.0 / Math.max(1, perPerson.size()), 100.0 * majority / Math.max(1, originOf.size()));
+        System.out.println("logs:                 " + root.relativize(root.resolve("broker-config/devstack/target/demo-logs")));
+        return results.size() == originOf.size() && !originOf.isEmpty() ? 0 : 1;
+    }
+
+    /** Reads records of one type from the start of topics until {@code expected} are in, or quiet/timeout. */
+    private static <T> Map<String, T> readAll(String bootstrap, List<String> topics, int expected, Duration timeout,
+                                              Class<T> type) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Map<String, T> out = new LinkedHashMap<>();
+        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (String t : topics) {
+                c.partitionsFor(t).forEach(pi -> tps.add(new TopicPartition(t, pi.partition())));
+            }
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = c.endOffsets(tps);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    if (type == PerturbedFace.class) {
+                        PerturbedFace f = FaceRecords.decodeFace(r.value());
+                        out.put(f.getEventId(), type.cast(f));
+                    } else {
+                        RecognitionResult res = FaceRecords.decodeResult(r.value());
+                        out.put(res.getEventId(), type.cast(res));
+                    }
+                }
+                boolean caughtUp = tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp));
+                if (expected < 0 ? caughtUp : out.size() >= expected) {
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String classpath(Path root, String module) throws IOException {
+        Path target = root.resolve(module).resolve("target");
+        Path cp = target.resolve("runtime.classpath");
+        if (!Files.exists(cp)) {
+            throw new IllegalStateException(cp + " is missing: build the project first (mvn install)");
+        }
+        return target.resolve("classes") + java.io.File.pathSeparator + Files.readString(cp).trim();
+    }
+
+    private static void awaitHealthy(ManagedProcess p, int port) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!p.alive()) {
+                throw new IllegalStateException(p.name() + " exited during start-up; see " + p.log());
+            }
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException(p.name() + " not healthy within 60 s; see " + p.log());
+    }
+
+    record Split(Path enroll, Path query, int people, int enrollImages, int queryImages) {
+    }
+
+    /**
+     * Uses faces/enroll and faces/query when present. Otherwise, for a plain folder-per-person
+     * dataset such as lfw5, links the first 70% of each person's images (in name order) as
+     * enrollment and the rest as queries, without copying any image.
+     */
+    static Split split(Path faces, Path work) throws IOException {
+        if (!Files.isDirectory(faces)) {
+            throw new IllegalArgumentException("face folder not found: " + faces);
+        }
+        if (Files.isDirectory(faces.resolve("enroll")) && Files.isDirectory(faces.resolve("query"))) {
+            return new Split(faces.resolve("enroll"), faces.resolve("query"), countDirs(faces.resolve("enroll")),
+                    countFiles(faces.resolve("enroll")), countFiles(faces.resolve("query")));
+        }
+        Path enroll = Files.createDirectories(work.resolve("enroll"));
+        Path query = Files.createDirectories(work.resolve("query"));
+        int people = 0;
+        int ne = 0;
+        int nq = 0;
+        try (Stream<Path> persons = Files.list(faces)) {
+            for (Path person : persons.filter(Files::isDirectory).sorted().toList()) {
+                List<Path> imgs;
+                try (Stream<Path> s = Files.list(person)) {
+                    imgs = s.filter(Files::isRegularFile).sorted(Comparator.naturalOrder()).toList();
+                }
+                if (imgs.size() < 2) {
+                    continue;
+                }
+                people++;
+                int cut = (int) Math.round(imgs.size() * 0.7);
+                String name = person.getFileName().toString();
+                for (int i = 0; i < imgs.size(); i++) {
+                    Path dir = Files.createDirectories((i < cut ? enroll : query).resolve(name));
+                    Files.createSymbolicLink(dir.resolve(imgs.get(i).getFileName()), imgs.get(i).toAbsolutePath());
+                }
+                ne += cut;
+                nq += imgs.size() - cut;
+            }
+        }
+        return new Split(enroll, query, people, ne, nq);
+    }
+
+    private static int countDirs(Path p) throws IOException {
+        try (Stream<Path> s = Files.list(p)) {
+            return (int) s.filter(Files::isDirectory).count();
+        }
+    }
+
+    private static int countFiles(Path p) throws IOException {
+        try (Stream<Path> s = Files.walk(p)) {
+            return (int) s.filter(Files::isRegularFile).count();
+        }
+    }
+
+    private static void stopAll(List<AutoCloseable> running, Path work, Path keepLogsIn) {
+        for (int i = running.size() - 1; i >= 0; i--) {
+            try {
+                running.get(i).close();
+            } catch (Exception e) {
+                // best effort at shutdown
+            }
+        }
+        running.clear();
+        if (keepLogsIn != null) {
+            try (Stream<Path> logs = Files.list(work)) {
+                Files.createDirectories(keepLogsIn);
+                for (Path log : logs.filter(p -> p.toString().endsWith(".log")).toList()) {
+                    Files.copy(log, keepLogsIn.resolve(log.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            } catch (IOException e) {
+                // logs are a convenience
+            }
+        }
+        try (Stream<Path> s = Files.walk(work)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package org.privface.recognizer.ingest;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.context.annotation.Property;
+import jakarta.inject.Singleton;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.privface.recognizer.RecognizerSettings;
+import org.privface.recognizer.model.ModelKey;
+import org.privface.recognizer.model.ModelRegistry;
+import org.privface.recognizer.model.TrainedModel;
+import org.privface.recognizer.publish.RecognizerOutput;
+import org.privface.wire.FaceRecords;
+import org.privface.wire.InvalidRecordException;
+import org.privface.wire.WireLimits;
+import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.RecognitionResult;
+import org.privface.wire.avro.RecordKind;
+import org.privface.wire.topics.Topics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers query records of every site. Replicas share partitions through one consumer group.
+ * Offsets are committed only after the results (or dead letters) are acknowledged. A partition
+ * whose model does not exist yet is rewound and paused, so its queries wait instead of being
+ * dropped.
+ */
+@Singleton
+public class QueryWorker extends PollingWorker {
+    private static final Logger LOG = LoggerFactory.getLogger(QueryWorker.class);
+    private static final long RETRY_MS = 1_000;
+    private static final int DEDUP_CAPACITY = 100_000;
+
+    private final String bootstrapServers;
+    private final RecognizerSettings settings;
+    private final ModelRegistry registry;
+    private final RecognizerOutput output;
+    private final MeterRegistry metrics;
+    /** Recently answered event ids: agent retries re-send the same id. */
+    private final Map<String, Boolean> seen = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > DEDUP_CAPACITY;
+        }
+    };
+
+    public QueryWorker(@Property(name = "kafka.bootstrap.servers") String bootstrapServers, RecognizerSettings settings,
+                       ModelRegistry registry, RecognizerOutput output, MeterRegistry metrics) {
+        super("query-worker");
+        this.bootstrapServers = bootstrapServers;
+        this.settings = settings;
+        this.registry = registry;
+        this.output = output;
+        this.metrics = metrics;
+    }
+
+    @Override
+    protected void runLoop() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, settings.getGroupId());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, settings.getMaxBatch());
+        p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 5_000);
+        Map<TopicPartition, Long> pausedUntil = new HashMap<>();
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            register(consumer);
+            consumer.subscribe(Topics.ALL_QUERY, new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    partitions.forEach(pausedUntil::remove);
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                }
+            });
+            while (running()) {
+                resumeDue(consumer, pausedUntil);
+                ConsumerRecords<String, byte[]> batch = consumer.poll(Duration.ofMillis(200));
+                if (batch.isEmpty()) {
+                    continue;
+                }
+                Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+                for (TopicPartition tp : batch.partitions()) {
+                    Long next = process(batch.records(tp));
+                    List<ConsumerRecord<String, byte[]>> recs = batch.records(tp);
+                    long end = recs.get(recs.size() - 1).offset() + 1;
+                    if (next != null && next < end) {
+                        // Wait for the model: rewind to the first unanswered query and pause.
+                        consumer.seek(tp, next);
+                        consumer.pause(List.of(tp));
+                        pausedUntil.put(tp, System.currentTimeMillis() + RETRY_MS);
+                    }
+                    long done = next == null ? end : next;
+                    if (done > recs.get(0).offset()) {
+                        commit.put(tp, new OffsetAndMetadata(done));
+                    }
+                }
+                output.flush();
+                if (!commit.isEmpty()) {
+                    consumer.commitSync(commit);
+                }
+            }
+        } catch (WakeupException e) {
+            // stop() asked us to leave poll().
+        }
+    }
+
+    private static void resumeDue(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> pausedUntil) {
+        long now = System.currentTimeMillis();
+        List<TopicPartition> due = pausedUntil.entrySet().stream().filter(e -> e.getValue() <= now)
+                .map(Map.Entry::getKey).toList();
+        if (!due.isEmpty()) {
+            due.forEach(pausedUntil::remove);
+            consumer.resume(due);
+        }
+    }
+
+    /**
+     * Answers the records of one partition in order. Returns the offset of the first record that
+     * must wait for a model, or null when all were handled.
+     */
+    private Long process(List<ConsumerRecord<String, byte[]>> recs) {
+        List<PerturbedFace> pending = new ArrayList<>();
+        TrainedModel pendingModel = null;
+        for (ConsumerRecord<String, byte[]> rec : recs) {
+            String site = EnrollmentReader.siteOf(rec.topic());
+            PerturbedFace f;
+            try {
+                f = FaceRecords.decodeFace(rec.value());
+                if (f.getKind() != RecordKind.QUERY) {
+                    throw new InvalidRecordException("ENROLLMENT record on a query topic");
+                }
+                if (!f.getSiteId().equals(site)) {
+                    throw new InvalidRecordException("record of site " + f.getSiteId() + " on site " + site + "'s topic");
+                }
+            } catch (InvalidRecordException e) {
+                output.deadLetter(rec, e.getMessage());
+                metrics.counter("privface.recognizer.dead.letters", "site", site).increment();
+                LOG.warn("dead-lettered {}/{}@{}: {}", rec.topic(), rec.partition(), rec.offset(), e.getMessage());
+                continue;
+            }
+            if (seen.containsKey(f.getEventId())) {
+                metrics.counter("privface.recognizer.duplicates", "site", site, "kind", "query").increment();
+                continue;
+            }
+            Optional<TrainedModel> model = registry.model(ModelKey.of(f));
+            if (model.isEmpty()) {
+                answer(pendingModel, pending);
+                return rec.offset();
+            }
+            if (model.get().mlp().inputDim() != f.getDimension()) {
+                output.deadLetter(rec, "dimension " + f.getDimension() + " does not match model input "
+                        + model.get().mlp().inputDim());
+                metrics.counter("privface.recognizer.dead.letters", "site", site).increment();
+                continue;
+            }
+            if (pendingModel != null && pendingModel != model.get()) {
+                answer(pendingModel, pending);
+                pending.clear();
+            }
+            pendingModel = model.get();
+            pending.add(f);
+        }
+        answer(pendingModel, pending);
+        return null;
+    }
+
+    private void answer(TrainedModel model, List<PerturbedFace> faces) {
+        if (model == null || faces.isEmpty()) {
+            return;
+        }
+        float[][] x = new float[faces.size()][];
+        for (int i = 0; i < x.length; i++) {
+            List<Float> v = faces.get(i).getVector();
+            x[i] = new float[v.size()];
+            for (int j = 0; j < x[i].length; j++) {
+                x[i][j] = v.get(j);
+            }
+        }
+        float[][] proba = model.mlp().predictProba(x);
+        Instant now = Instant.now();
+        for (int i = 0; i < x.length; i++) {
+            int best = 0;
+            for (int c = 1; c < proba[i].length; c++) {
+                if (proba[i][c] > proba[i][best]) {
+                    best = c;
+                }
+            }
+            PerturbedFace f = faces.get(i);
+            float confidence = Math.max(0f, Math.min(1f, proba[i][best]));
+            String label = confidence >= settings.getUnknownThreshold() ? model.labels().get(best) : null;
+            output.result(RecognitionResult.newBuilder()
+                    .setSchemaVersion(WireLimits.SCHEMA_VERSION)
+                    .setEventId(f.getEventId())
+                    .setSiteId(f.getSiteId())
+                    .setCameraId(f.getCameraId())
+                    .setTrackId(f.getTrackId())
+                    .setPredictedLabel(label)
+                    .setConfidence(confidence)
+                    .setModelVersion(model.version())
+                    .setEpsilonPerFace(f.getMechanism().getEpsilonPerFace())
+                    .setRecognizedAt(now)
+                    .build());
+            seen.put(f.getEventId(), Boolean.TRUE);
+            metrics.counter("privface.recognizer.results", "site", f.getSiteId(),
+                    "outcome", label == null ? "unknown" : "identified").increment();
+            metrics.summary("privface.recognizer.query.epsilon.per.face", "site", f.getSiteId())
+                    .record(f.getMechanism().getEpsilonPerFace());
+        }
+    }
+}

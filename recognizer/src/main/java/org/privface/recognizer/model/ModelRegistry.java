@@ -1,0 +1,170 @@
+package org.privface.recognizer.model;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import org.privface.recognizer.RecognizerSettings;
+import org.privface.wire.avro.PerturbedFace;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Enrollments per model key, and the models trained on them. Training runs on one background
+ * thread, so exactly one trainer exists per model in this process; a model is retrained once
+ * enrollments stop arriving for the quiet period.
+ */
+@Singleton
+public class ModelRegistry {
+    private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
+
+    private final RecognizerSettings settings;
+    private final MeterRegistry metrics;
+    private final Map<ModelKey, Enrollments> enrollments = new ConcurrentHashMap<>();
+    private final Map<ModelKey, TrainedModel> models = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService trainer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "model-trainer");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicInteger versions = new AtomicInteger();
+    private final MlpOptions options;
+
+    public ModelRegistry(RecognizerSettings settings, MeterRegistry metrics) {
+        this.settings = settings;
+        this.metrics = metrics;
+        this.options = switch (settings.getArchitecture()) {
+            case "small" -> MlpOptions.small();
+            case "peep-paper" -> MlpOptions.peepPaper();
+            default -> throw new IllegalArgumentException("recognizer.architecture must be small or peep-paper, was "
+                    + settings.getArchitecture());
+        };
+        metrics.gauge("privface.recognizer.models", models, Map::size);
+        trainer.scheduleWithFixedDelay(this::trainDue, 200, 200, TimeUnit.MILLISECONDS);
+    }
+
+    /** Adds one validated enrollment; a repeated event id is ignored. Returns false for duplicates. */
+    public boolean addEnrollment(PerturbedFace f) {
+        Enrollments e = enrollments.computeIfAbsent(ModelKey.of(f), k -> new Enrollments());
+        return e.add(f);
+    }
+
+    public Optional<TrainedModel> model(ModelKey key) {
+        return Optional.ofNullable(models.get(key));
+    }
+
+    public Map<ModelKey, TrainedModel> models() {
+        return Map.copyOf(models);
+    }
+
+    public int enrollmentCount(ModelKey key) {
+        Enrollments e = enrollments.get(key);
+        return e == null ? 0 : e.size();
+    }
+
+    private void trainDue() {
+        Instant now = Instant.now();
+        for (Map.Entry<ModelKey, Enrollments> entry : enrollments.entrySet()) {
+            Enrollments e = entry.getValue();
+            if (e.due(now, settings.getQuietPeriod(), settings.getMinEnrollments())) {
+                try {
+                    train(entry.getKey(), e);
+                } catch (RuntimeException ex) {
+                    LOG.error("training {} failed: {}", entry.getKey(), ex.toString());
+                }
+            }
+        }
+    }
+
+    private void train(ModelKey key, Enrollments e) {
+        Enrollments.Snapshot snap = e.snapshot();
+        if (snap.labels().size() < 2) {
+            return;
+        }
+        Timer.Sample t = Timer.start(metrics);
+        MlpModel mlp = new MlpTrainer().train(snap.x(), snap.y(), snap.labels().size(), options);
+        int[] fitted = mlp.predict(snap.x());
+        int correct = 0;
+        for (int i = 0; i < fitted.length; i++) {
+            correct += fitted[i] == snap.y()[i] ? 1 : 0;
+        }
+        String version = key.basisId() + "-v" + versions.incrementAndGet();
+        TrainedModel m = new TrainedModel(key, version, mlp, snap.labels(), snap.x().length, Instant.now(),
+                correct / (double) fitted.length);
+        t.stop(Timer.builder("privface.recognizer.training").tag("site", key.site()).register(metrics));
+        TrainedModel old = models.put(key, m);
+        LOG.info("trained {} as {} on {} enrollments of {} people (training accuracy {})", key, version,
+                m.trainingSize(), m.labels().size(), String.format("%.3f", m.trainingAccuracy()));
+        if (old != null) {
+            // In-flight predictions hold their own reference; give them time before freeing natives.
+            trainer.schedule(old.mlp()::close, 30, TimeUnit.SECONDS);
+        }
+    }
+
+    @PreDestroy
+    void close() {
+        trainer.shutdownNow();
+        models.values().forEach(m -> m.mlp().close());
+    }
+
+    /** The training set of one model key. */
+    static final class Enrollments {
+        private final Map<String, PerturbedFace> byEvent = new LinkedHashMap<>();
+        private Instant lastChange = Instant.EPOCH;
+        private int trainedSize;
+
+        synchronized boolean add(PerturbedFace f) {
+            if (byEvent.putIfAbsent(f.getEventId(), f) != null) {
+                return false;
+            }
+            lastChange = Instant.now();
+            return true;
+        }
+
+        synchronized int size() {
+            return byEvent.size();
+        }
+
+        synchronized boolean due(Instant now, Duration quiet, int min) {
+            return byEvent.size() >= min && byEvent.size() != trainedSize
+                    && Duration.between(lastChange, now).compareTo(quiet) >= 0;
+        }
+
+        record Snapshot(float[][] x, int[] y, List<String> labels) {
+        }
+
+        synchronized Snapshot snapshot() {
+            TreeSet<String> names = new TreeSet<>();
+            byEvent.values().forEach(f -> names.add(f.getEnrollmentLabel()));
+            List<String> labels = new ArrayList<>(names);
+            float[][] x = new float[byEvent.size()][];
+            int[] y = new int[byEvent.size()];
+            int i = 0;
+            for (PerturbedFace f : byEvent.values()) {
+                List<Float> v = f.getVector();
+                x[i] = new float[v.size()];
+                for (int j = 0; j < v.size(); j++) {
+                    x[i][j] = v.get(j);
+                }
+                y[i] = labels.indexOf(f.getEnrollmentLabel());
+                i++;
+            }
+            trainedSize = byEvent.size();
+            return new Snapshot(x, y, List.copyOf(labels));
+        }
+    }
+}
