@@ -43,10 +43,27 @@ public final class Demo {
     private Demo() {
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> opt = new HashMap<>(Map.of(
+    /** Options and their defaults; every one can be given on the command line. */
+    public static Map<String, String> defaults() {
+        return new HashMap<>(Map.of(
                 "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "8", "--mode", "vector",
                 "--components", "16", "--enroll-releases", "4"));
+    }
+
+    /** What one run produced, keyed by event id; enough to check it and to print it. */
+    public record Outcome(Map<String, String> originOfQuery, Map<String, PerturbedFace> published,
+                          Map<String, RecognitionResult> results, int correct, int people, int majority, Path basisFile) {
+        public double accuracy() {
+            return correct / (double) Math.max(1, originOfQuery.size());
+        }
+
+        public long enrollmentReleases() {
+            return published.values().stream().filter(f -> f.getEnrollmentLabel() != null).count();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opt = defaults();
         for (int i = 0; i < args.length; i++) {
             if (args[i].isBlank()) {
                 continue;
@@ -66,7 +83,9 @@ public final class Demo {
         int exit;
         Path keptLogs = root.resolve("broker-config/devstack/target/demo-logs");
         try {
-            exit = run(root, faces, work, opt, running);
+            Outcome o = execute(root, faces, opt, work, running);
+            print(o, root);
+            exit = o.results().size() == o.originOfQuery().size() && !o.originOfQuery().isEmpty() ? 0 : 1;
         } finally {
             stopAll(running, work, keptLogs);
             Runtime.getRuntime().removeShutdownHook(cleanup);
@@ -75,8 +94,12 @@ public final class Demo {
         System.exit(exit);
     }
 
-    private static int run(Path root, Path faces, Path work, Map<String, String> opt, List<AutoCloseable> running)
-            throws Exception {
+    /**
+     * Runs broker, recognizer and agent in {@code work}; every process started is added to
+     * {@code running}, which the caller closes.
+     */
+    public static Outcome execute(Path root, Path faces, Map<String, String> opt, Path work,
+                                  List<AutoCloseable> running) throws Exception {
         Split split = split(faces, work);
         System.out.printf("faces: %s (%d people; %d enrollment images, %d query frames)%n", faces,
                 split.people(), split.enrollImages(), split.queryImages());
@@ -102,6 +125,7 @@ public final class Demo {
         System.out.println("recognizer: up on 127.0.0.1:" + recognizerPort);
 
         Path ledger = work.resolve("ledger.csv");
+        Path basisFile = work.resolve("basis.bin");
         int agentPort = KafkaServerProcess.freePort();
         ManagedProcess agent = ManagedProcess.java("agent", classpath(root, "agent"), "org.privface.agent.Application",
                 List.of("-Xmx1g", "-Dmicronaut.server.port=" + agentPort,
@@ -109,6 +133,7 @@ public final class Demo {
                         "-Dagent.enroll-folder=" + split.enroll(),
                         "-Dagent.source=" + split.query(),
                         "-Dagent.ledger=" + ledger,
+                        "-Dagent.basis-file=" + basisFile,
                         "-Dagent.exit-when-done=true",
                         "-Dagent.epsilon=" + opt.get("--epsilon"),
                         "-Dagent.sensitivity-mode=" + opt.get("--mode"),
@@ -118,9 +143,8 @@ public final class Demo {
         running.add(agent);
         int agentExit = agent.await(Duration.ofMinutes(2));
         if (agentExit != 0) {
-            System.out.println("agent failed with exit code " + agentExit + "; its log:");
-            System.out.println(Files.readString(agent.log()));
-            return 1;
+            throw new IllegalStateException("agent failed with exit code " + agentExit + "; its log:\n"
+                    + Files.readString(agent.log()));
         }
 
         Map<String, String> originOf = new LinkedHashMap<>();
@@ -144,23 +168,29 @@ public final class Demo {
                 correct++;
             }
         }
-        double epsFace = published.values().stream().mapToDouble(f -> f.getMechanism().getEpsilonPerFace()).max().orElse(0);
-        PerturbedFace any = published.values().iterator().next();
         int majority = perPerson.values().stream().max(Integer::compare).orElse(0);
+        return new Outcome(originOf, published, results, correct, perPerson.size(), majority, basisFile);
+    }
+
+    private static void print(Outcome o, Path root) {
+        double epsFace = o.published().values().stream().mapToDouble(f -> f.getMechanism().getEpsilonPerFace())
+                .max().orElse(0);
+        PerturbedFace any = o.published().values().iterator().next();
+        int queries = o.originOfQuery().size();
         System.out.println();
         System.out.println("=== privface demo summary ===");
         System.out.printf("mechanism:            PEEP, sensitivity mode %s, %d components, basis %s%n",
                 any.getMechanism().getSensitivityMode(), any.getDimension(), any.getMechanism().getBasisId());
         System.out.printf("epsilon per face:     %.3f (per coordinate %.4f) on every record%n", epsFace,
                 any.getMechanism().getEpsilonPerCoordinate());
-        System.out.printf("faces detected:       %d in query frames (%d enrollment releases)%n", originOf.size(), enrolled);
-        System.out.printf("records published:    %d%n", published.size());
-        System.out.printf("records recognized:   %d of %d queries%n", results.size(), originOf.size());
+        System.out.printf("faces detected:       %d in query frames (%d enrollment releases)%n", queries,
+                o.enrollmentReleases());
+        System.out.printf("records published:    %d%n", o.published().size());
+        System.out.printf("records recognized:   %d of %d queries%n", o.results().size(), queries);
         System.out.printf("accuracy:             %.1f%% (%d/%d); chance %.1f%%, majority class %.1f%%%n",
-                100.0 * correct / Math.max(1, originOf.size()), correct, originOf.size(),
-                100.0 / Math.max(1, perPerson.size()), 100.0 * majority / Math.max(1, originOf.size()));
+                100.0 * o.accuracy(), o.correct(), queries, 100.0 / Math.max(1, o.people()),
+                100.0 * o.majority() / Math.max(1, queries));
         System.out.println("logs:                 " + root.relativize(root.resolve("broker-config/devstack/target/demo-logs")));
-        return results.size() == originOf.size() && !originOf.isEmpty() ? 0 : 1;
     }
 
     /** Reads records of one type from the start of topics until {@code expected} are in, or quiet/timeout. */

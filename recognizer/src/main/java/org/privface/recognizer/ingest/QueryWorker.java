@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Property;
@@ -20,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -75,7 +78,7 @@ public class QueryWorker extends PollingWorker {
     }
 
     @Override
-    protected void runLoop() {
+    protected void runLoop() throws InterruptedException {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, settings.getGroupId());
@@ -104,8 +107,10 @@ public class QueryWorker extends PollingWorker {
                     continue;
                 }
                 Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+                List<Future<RecordMetadata>> sent = new ArrayList<>();
+                List<String> answered = new ArrayList<>();
                 for (TopicPartition tp : batch.partitions()) {
-                    Long next = process(batch.records(tp));
+                    Long next = process(batch.records(tp), sent, answered);
                     List<ConsumerRecord<String, byte[]>> recs = batch.records(tp);
                     long end = recs.get(recs.size() - 1).offset() + 1;
                     if (next != null && next < end) {
@@ -120,6 +125,15 @@ public class QueryWorker extends PollingWorker {
                     }
                 }
                 output.flush();
+                try {
+                    for (Future<RecordMetadata> f : sent) {
+                        f.get();
+                    }
+                } catch (ExecutionException e) {
+                    // Not committed, so these queries are read again; they must not count as seen.
+                    answered.forEach(seen::remove);
+                    throw new IllegalStateException("publishing results failed: " + e.getCause(), e);
+                }
                 if (!commit.isEmpty()) {
                     consumer.commitSync(commit);
                 }
@@ -143,7 +157,8 @@ public class QueryWorker extends PollingWorker {
      * Answers the records of one partition in order. Returns the offset of the first record that
      * must wait for a model, or null when all were handled.
      */
-    private Long process(List<ConsumerRecord<String, byte[]>> recs) {
+    private Long process(List<ConsumerRecord<String, byte[]>> recs, List<Future<RecordMetadata>> sent,
+                         List<String> answered) {
         List<PerturbedFace> pending = new ArrayList<>();
         TrainedModel pendingModel = null;
         for (ConsumerRecord<String, byte[]> rec : recs) {
@@ -158,7 +173,7 @@ public class QueryWorker extends PollingWorker {
                     throw new InvalidRecordException("record of site " + f.getSiteId() + " on site " + site + "'s topic");
                 }
             } catch (InvalidRecordException e) {
-                output.deadLetter(rec, e.getMessage());
+                sent.add(output.deadLetter(rec, e.getMessage()));
                 metrics.counter("privface.recognizer.dead.letters", "site", site).increment();
                 LOG.warn("dead-lettered {}/{}@{}: {}", rec.topic(), rec.partition(), rec.offset(), e.getMessage());
                 continue;
@@ -169,27 +184,30 @@ public class QueryWorker extends PollingWorker {
             }
             Optional<TrainedModel> model = registry.model(ModelKey.of(f));
             if (model.isEmpty()) {
-                answer(pendingModel, pending);
+                answer(pendingModel, pending, sent);
                 return rec.offset();
             }
             if (model.get().mlp().inputDim() != f.getDimension()) {
-                output.deadLetter(rec, "dimension " + f.getDimension() + " does not match model input "
-                        + model.get().mlp().inputDim());
+                sent.add(output.deadLetter(rec, "dimension " + f.getDimension() + " does not match model input "
+                        + model.get().mlp().inputDim()));
                 metrics.counter("privface.recognizer.dead.letters", "site", site).increment();
                 continue;
             }
             if (pendingModel != null && pendingModel != model.get()) {
-                answer(pendingModel, pending);
+                answer(pendingModel, pending, sent);
                 pending.clear();
             }
             pendingModel = model.get();
             pending.add(f);
+            // Seen from now on, so a retry of it later in the same batch is skipped too.
+            seen.put(f.getEventId(), Boolean.TRUE);
+            answered.add(f.getEventId());
         }
-        answer(pendingModel, pending);
+        answer(pendingModel, pending, sent);
         return null;
     }
 
-    private void answer(TrainedModel model, List<PerturbedFace> faces) {
+    private void answer(TrainedModel model, List<PerturbedFace> faces, List<Future<RecordMetadata>> sent) {
         if (model == null || faces.isEmpty()) {
             return;
         }
@@ -213,7 +231,7 @@ public class QueryWorker extends PollingWorker {
             PerturbedFace f = faces.get(i);
             float confidence = Math.max(0f, Math.min(1f, proba[i][best]));
             String label = confidence >= settings.getUnknownThreshold() ? model.labels().get(best) : null;
-            output.result(RecognitionResult.newBuilder()
+            sent.add(output.result(RecognitionResult.newBuilder()
                     .setSchemaVersion(WireLimits.SCHEMA_VERSION)
                     .setEventId(f.getEventId())
                     .setSiteId(f.getSiteId())
@@ -224,8 +242,7 @@ public class QueryWorker extends PollingWorker {
                     .setModelVersion(model.version())
                     .setEpsilonPerFace(f.getMechanism().getEpsilonPerFace())
                     .setRecognizedAt(now)
-                    .build());
-            seen.put(f.getEventId(), Boolean.TRUE);
+                    .build()));
             metrics.counter("privface.recognizer.results", "site", f.getSiteId(),
                     "outcome", label == null ? "unknown" : "identified").increment();
             metrics.summary("privface.recognizer.query.epsilon.per.face", "site", f.getSiteId())
