@@ -118,8 +118,10 @@ public final class Demo {
         int recognizerPort = KafkaServerProcess.freePort();
         ManagedProcess recognizer = ManagedProcess.java("recognizer", classpath(root, "recognizer"),
                 "org.privface.recognizer.Application",
-                List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort),
-                List.of(), env, work);
+                List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort,
+                        // PyTorch's spinning OpenMP pool slows training 5-10x when it shares cores.
+                        "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1"),
+                List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "OMP_WAIT_POLICY", "PASSIVE"), work);
         running.add(recognizer);
         awaitHealthy(recognizer, recognizerPort);
         System.out.println("recognizer: up on 127.0.0.1:" + recognizerPort);

@@ -37,7 +37,7 @@ public final class MlpModel implements AutoCloseable {
     static final int FORMAT_VERSION = 1;
 
     /** Rows per forward pass: bounds native memory for large inputs. */
-    static final int INFERENCE_BATCH = 4096;
+    static final int INFERENCE_BATCH = 1024;
 
     private final Model model;
     private final int inputDim;
@@ -82,7 +82,8 @@ public final class MlpModel implements AutoCloseable {
         try {
             ensureOpen();
             float[][] out = new float[x.length][];
-            try (Predictor<float[], float[]> predictor = model.newPredictor(new ProbaTranslator())) {
+            try (Predictor<float[], float[]> predictor =
+                    model.newPredictor(new ProbaTranslator())) {
                 for (int from = 0; from < x.length; from += INFERENCE_BATCH) {
                     int to = Math.min(x.length, from + INFERENCE_BATCH);
                     float[] flat = predictor.predict(DjlSupport.standardize(x, from, to, mean, sd));

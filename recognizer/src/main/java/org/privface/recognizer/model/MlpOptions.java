@@ -54,7 +54,7 @@ public record MlpOptions(
     /**
      * The architecture from the PEEP paper: hidden (512, 1024, 2014, 1024, 512), ReLU, Adam lr
      * 1e-3, batch 100, 200 epochs. "2014" is reproduced as printed in the paper (likely a typo
-     * for 2048). Slow on CPU; see the project notes for timings.
+     * for 2048). About 5.2M parameters: roughly 3 minutes for 800 samples on 2 idle CPU cores.
      */
     public static MlpOptions peepPaper() {
         return new MlpOptions(new int[] {512, 1024, 2014, 1024, 512}, 1e-3f, 100, 200, 42);

@@ -66,7 +66,8 @@ public final class MlpTrainer {
             throw new IllegalArgumentException("opts must not be null");
         }
         if (listener == null) {
-            throw new IllegalArgumentException("listener must not be null (use ProgressListener.NONE)");
+            throw new IllegalArgumentException(
+                    "listener must not be null (use ProgressListener.NONE)");
         }
         if (numClasses < 2) {
             throw new IllegalArgumentException("numClasses must be >= 2, got " + numClasses);
@@ -138,7 +139,8 @@ public final class MlpTrainer {
                 double sum = 0;
                 for (Batch batch : trainer.iterateDataset(dataset)) {
                     try (batch; GradientCollector gc = trainer.newGradientCollector()) {
-                        NDArray l = loss.evaluate(batch.getLabels(), trainer.forward(batch.getData()));
+                        NDArray l = loss.evaluate(batch.getLabels(),
+                                trainer.forward(batch.getData()));
                         gc.backward(l);
                         sum += l.getFloat() * batch.getSize();
                     }
