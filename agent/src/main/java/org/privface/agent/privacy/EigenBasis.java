@@ -26,6 +26,11 @@ import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 public final class EigenBasis {
     private static final int MAGIC = 0x45494746; // "EIGF"
     private static final int FORMAT_VERSION = 1;
+    /**
+     * The l1-clip radius C is this quantile of the fitting faces' L1 norms: most faces pass
+     * unclipped, and outliers cannot inflate the sensitivity 2C that every release pays for.
+     */
+    static final double L1_RADIUS_QUANTILE = 0.9;
 
     private final int width;
     private final int height;
@@ -34,10 +39,11 @@ public final class EigenBasis {
     private final double[] eigenvalues;
     private final double[] lower;
     private final double[] upper;
+    private final double l1Radius;
     private final String id;
 
     EigenBasis(int width, int height, double[] mean, double[][] components, double[] eigenvalues,
-               double[] lower, double[] upper) {
+               double[] lower, double[] upper, double l1Radius) {
         if (width * height != mean.length) {
             throw new IllegalArgumentException("mean has " + mean.length + " pixels, expected " + width + "x" + height);
         }
@@ -56,6 +62,10 @@ public final class EigenBasis {
         this.eigenvalues = eigenvalues;
         this.lower = lower;
         this.upper = upper;
+        if (!(l1Radius > 0) || !Double.isFinite(l1Radius)) {
+            throw new IllegalArgumentException("l1Radius must be positive and finite");
+        }
+        this.l1Radius = l1Radius;
         this.id = "pca-" + HexFormat.of().formatHex(sha256(toBytes()), 0, 8);
     }
 
@@ -117,15 +127,19 @@ public final class EigenBasis {
         double[] hi = new double[nc];
         Arrays.fill(lo, Double.POSITIVE_INFINITY);
         Arrays.fill(hi, Double.NEGATIVE_INFINITY);
-        EigenBasis unbounded = new EigenBasis(width, height, mean, comps, eig, filled(nc, -1), filled(nc, 1));
-        for (double[] f : faces) {
-            double[] c = unbounded.project(f);
+        EigenBasis unbounded = new EigenBasis(width, height, mean, comps, eig, filled(nc, -1), filled(nc, 1), 1);
+        double[] l1 = new double[n];
+        for (int i = 0; i < n; i++) {
+            double[] c = unbounded.project(faces[i]);
             for (int k = 0; k < nc; k++) {
                 lo[k] = Math.min(lo[k], c[k]);
                 hi[k] = Math.max(hi[k], c[k]);
+                l1[i] += Math.abs(c[k]);
             }
         }
-        return new EigenBasis(width, height, mean, comps, eig, lo, hi);
+        Arrays.sort(l1);
+        double radius = l1[(int) Math.floor(L1_RADIUS_QUANTILE * (n - 1))];
+        return new EigenBasis(width, height, mean, comps, eig, lo, hi, radius);
     }
 
     private record Eigen(EigenDecomposition_F64<DMatrixRMaj> dec, Integer[] order) {
@@ -241,6 +255,16 @@ public final class EigenBasis {
         return eigenvalues.clone();
     }
 
+    /** Radius C of the L1 ball that mode l1-clip clips centred coordinates to; fixed at fitting time. */
+    public double l1Radius() {
+        return l1Radius;
+    }
+
+    /** Mean face, pixels in [0,1]. */
+    public double[] mean() {
+        return mean.clone();
+    }
+
     public double lower(int k) {
         return lower[k];
     }
@@ -279,7 +303,7 @@ public final class EigenBasis {
         for (int k = 0; k < nc; k++) {
             comps[k] = readArray(in, w * h);
         }
-        return new EigenBasis(w, h, mean, comps, readArray(in, nc), readArray(in, nc), readArray(in, nc));
+        return new EigenBasis(w, h, mean, comps, readArray(in, nc), readArray(in, nc), readArray(in, nc), in.readDouble());
     }
 
     private static double[] readArray(DataInputStream in, int n) throws IOException {
@@ -305,6 +329,7 @@ public final class EigenBasis {
             write(out, eigenvalues);
             write(out, lower);
             write(out, upper);
+            out.writeDouble(l1Radius);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

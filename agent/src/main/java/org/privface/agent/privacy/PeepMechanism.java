@@ -24,19 +24,48 @@ public final class PeepMechanism {
 
     /** Perturbs one face given as pixels in [0,1], row-major, at the basis' size. */
     public Release perturb(double[] facePixels) {
-        double[] scaled = basis.clampAndScale(basis.project(facePixels));
-        int nc = scaled.length;
+        int nc = basis.dimension();
         return switch (mode) {
             case VECTOR -> {
+                double[] scaled = basis.clampAndScale(basis.project(facePixels));
                 // [0,1]^nc has L1 diameter nc: the sensitivity holds by construction of the clamp.
                 double[] noisy = laplace.addNoise(scaled, nc, epsilon);
                 yield new Release(noisy, mode, epsilon / nc, epsilon, nc / epsilon, basis.id());
             }
-            case PAPER_PCA -> {
-                double[] noisy = new double[nc];
-                for (int k = 0; k < nc; k++) {
-                    noisy[k] = laplace.addNoise(new double[] {scaled[k]}, 1.0, epsilon)[0];
+            case L1_CLIP -> {
+                double[] c = basis.project(facePixels);
+                double c1 = basis.l1Radius();
+                double norm = 0;
+                for (double x : c) {
+                    norm += Math.abs(x);
                 }
+                if (norm > c1) {
+                    // Radial projection onto the L1 ball: any two clipped vectors differ by at most 2C in L1.
+                    for (int k = 0; k < nc; k++) {
+                        c[k] *= c1 / norm;
+                    }
+                }
+                double[] noisy = laplace.addNoise(c, 2 * c1, epsilon);
+                yield new Release(noisy, mode, epsilon / nc, epsilon, 2 * c1 / epsilon, basis.id());
+            }
+            case PAPER_PIXEL -> {
+                // Pixels are already in [0,1]; centring keeps each one in a range of width 1.
+                double[] mean = basis.mean();
+                double[] centred = new double[facePixels.length];
+                for (int j = 0; j < centred.length; j++) {
+                    centred[j] = Math.max(0, Math.min(1, facePixels[j])) - mean[j];
+                }
+                double[] noisyPixels = laplace.addNoisePerCoordinate(centred, 1.0, epsilon);
+                for (int j = 0; j < noisyPixels.length; j++) {
+                    noisyPixels[j] += mean[j];
+                }
+                double[] coords = basis.clampAndScale(basis.project(noisyPixels));
+                int d = facePixels.length;
+                yield new Release(coords, mode, epsilon, d * epsilon, 1.0 / epsilon, basis.id());
+            }
+            case PAPER_PCA -> {
+                double[] scaled = basis.clampAndScale(basis.project(facePixels));
+                double[] noisy = laplace.addNoisePerCoordinate(scaled, 1.0, epsilon);
                 yield new Release(noisy, mode, epsilon, nc * epsilon, 1.0 / epsilon, basis.id());
             }
         };
@@ -52,6 +81,10 @@ public final class PeepMechanism {
 
     /** ε one release spends on a whole face. */
     public double epsilonPerFace() {
-        return mode == SensitivityMode.VECTOR ? epsilon : basis.dimension() * epsilon;
+        return switch (mode) {
+            case VECTOR, L1_CLIP -> epsilon;
+            case PAPER_PCA -> basis.dimension() * epsilon;
+            case PAPER_PIXEL -> (double) basis.width() * basis.height() * epsilon;
+        };
     }
 }

@@ -63,6 +63,22 @@ public final class SecureLaplace {
         double b = Privacy.laplaceScale(l1Sensitivity, epsilon);
         double g = granularity(b);
         double t = g * epsilon / (l1Sensitivity + x.length * g);
+        return onGrid(x, g, t);
+    }
+
+    /**
+     * Treats every coordinate as its own one-dimensional release with the given sensitivity and ε,
+     * as the PEEP paper does; the whole vector then spends d·ε by basic composition.
+     */
+    public double[] addNoisePerCoordinate(double[] x, double sensitivityPerCoordinate, double epsilonPerCoordinate) {
+        double b = Privacy.laplaceScale(sensitivityPerCoordinate, epsilonPerCoordinate);
+        double g = granularity(b);
+        double t = g * epsilonPerCoordinate / (sensitivityPerCoordinate + g);
+        return onGrid(x, g, t);
+    }
+
+    /** Rounds each coordinate to the grid g and adds discrete Laplace(t) steps of g. */
+    private double[] onGrid(double[] x, double g, double t) {
         // One bulk draw per vector: a lock and a DRBG call per coordinate would dominate the cost.
         byte[] bytes = new byte[8 * x.length];
         random.nextBytes(bytes);

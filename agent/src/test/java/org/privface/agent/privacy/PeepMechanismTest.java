@@ -31,6 +31,38 @@ class PeepMechanismTest {
     }
 
     @Test
+    void l1ClipSpendsTheConfiguredEpsilonWithSensitivityTwoC() {
+        PeepMechanism peep = new PeepMechanism(basis, SensitivityMode.L1_CLIP, 5.0, SecureLaplaceTest.seeded(4));
+        Release r = peep.perturb(EigenBasisTest.faces(1, 30, 13)[0]);
+        assertEquals(5.0, r.epsilonPerFace());
+        assertEquals(2 * basis.l1Radius() / 5.0, r.noiseScale(), 1e-12);
+        assertEquals(5.0 / 8, r.epsilonPerCoordinate());
+    }
+
+    @Test
+    void l1ClipNeverExceedsItsRadiusBeforeNoise() {
+        // With enormous epsilon the noise vanishes and the clipped projection shows through.
+        PeepMechanism peep = new PeepMechanism(basis, SensitivityMode.L1_CLIP, 1e9, SecureLaplaceTest.seeded(5));
+        double[] far = new double[30];
+        java.util.Arrays.fill(far, 40.0);
+        double norm = 0;
+        for (double v : peep.perturb(far).vector()) {
+            norm += Math.abs(v);
+        }
+        assertEquals(basis.l1Radius(), norm, 1e-3);
+    }
+
+    @Test
+    void paperPixelReportsPixelsTimesEpsilon() {
+        PeepMechanism peep = new PeepMechanism(basis, SensitivityMode.PAPER_PIXEL, 0.5, SecureLaplaceTest.seeded(6));
+        Release r = peep.perturb(EigenBasisTest.faces(1, 30, 14)[0]);
+        assertEquals(0.5, r.epsilonPerCoordinate());
+        assertEquals(30 * 0.5, r.epsilonPerFace(), "d pixels * eps");
+        assertEquals(8, r.vector().length, "published in the eigenspace");
+        assertEquals(15.0, peep.epsilonPerFace());
+    }
+
+    @Test
     void neverReleasesTheCleanProjection() {
         PeepMechanism peep = new PeepMechanism(basis, SensitivityMode.VECTOR, 1000.0, SecureLaplaceTest.seeded(3));
         double[] face = EigenBasisTest.faces(1, 30, 12)[0];
