@@ -64,6 +64,9 @@ public final class Demo {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opt = defaults();
+        // Maven passes -Ddemo.args="--epsilon 50 --mode l1-clip" as one argument.
+        args = java.util.Arrays.stream(args).flatMap(a -> java.util.Arrays.stream(a.trim().split("\\s+")))
+                .filter(a -> !a.isEmpty()).toArray(String[]::new);
         for (int i = 0; i < args.length; i++) {
             if (args[i].isBlank()) {
                 continue;
