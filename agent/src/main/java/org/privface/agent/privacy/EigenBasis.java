@@ -111,18 +111,25 @@ public final class EigenBasis {
                 CommonOps_DDRM.multTransA(a, v, u);
                 comps[k] = normalise(u.getData());
             }
+            for (int k = 0; k < nc; k++) {
+                eig[k] /= (n - 1);
+                orientSign(comps[k]);
+            }
         } else {
             DMatrixRMaj cov = new DMatrixRMaj(d, d);
             CommonOps_DDRM.multTransA(a, a, cov);
-            Eigen e = decompose(cov, eig, nc);
-            for (int k = 0; k < nc; k++) {
-                comps[k] = normalise(e.dec().getEigenVector(e.order()[k]).getData().clone());
-            }
+            comps = topComponents(cov, nc, n, eig);
         }
-        for (int k = 0; k < nc; k++) {
-            eig[k] /= (n - 1);
-            orientSign(comps[k]);
-        }
+        return bounded(width, height, mean, comps, eig, faces);
+    }
+
+    /**
+     * Fixes the clamp ranges from the given fitting faces: per component the min and max of their
+     * projections, and the l1-clip radius as a quantile of their L1 norms.
+     */
+    static EigenBasis bounded(int width, int height, double[] mean, double[][] comps, double[] eig, double[][] faces) {
+        int nc = comps.length;
+        int n = faces.length;
         double[] lo = new double[nc];
         double[] hi = new double[nc];
         Arrays.fill(lo, Double.POSITIVE_INFINITY);
@@ -140,6 +147,21 @@ public final class EigenBasis {
         Arrays.sort(l1);
         double radius = l1[(int) Math.floor(L1_RADIUS_QUANTILE * (n - 1))];
         return new EigenBasis(width, height, mean, comps, eig, lo, hi, radius);
+    }
+
+    /**
+     * Top nc eigenvectors of a d×d scatter matrix, normalised and sign-fixed, with eigenvalues
+     * divided by n-1. Shared by the direct fit and the merge of partition statistics.
+     */
+    static double[][] topComponents(DMatrixRMaj scatter, int nc, int n, double[] eigOut) {
+        Eigen e = decompose(scatter, eigOut, nc);
+        double[][] comps = new double[nc][];
+        for (int k = 0; k < nc; k++) {
+            comps[k] = normalise(e.dec().getEigenVector(e.order()[k]).getData().clone());
+            orientSign(comps[k]);
+            eigOut[k] /= (n - 1);
+        }
+        return comps;
     }
 
     private record Eigen(EigenDecomposition_F64<DMatrixRMaj> dec, Integer[] order) {

@@ -70,6 +70,9 @@ public final class PeepEvaluation {
         Map<String, String> opt = new HashMap<>(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
                 .orElse("../shared/datasets"), "--out", "docs/results", "--seeds", "5", "--mlp", "small",
                 "--only", "fig7,fig9,fig10,attack", "--sets", "lfw5,orl", "--paper-mode", "paper-pixel"));
+        // Maven passes -Deval.args="--sets lfw5 --seeds 3" as one argument.
+        args = Arrays.stream(args).flatMap(a -> Arrays.stream(a.trim().split("\\s+"))).filter(a -> !a.isEmpty())
+                .toArray(String[]::new);
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!opt.containsKey(args[i])) {
                 throw new IllegalArgumentException("unknown option " + args[i] + "; options: " + opt.keySet());
