@@ -135,9 +135,11 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             if (enroll != null && settings.isPublishEnrollments()) {
                 for (int i = 0; i < enroll.size() && !stopping.get(); i++) {
                     String label = enroll.names().get(enroll.labels()[i]);
+                    // Releases of one enrolled image share a track: together they spend releases × ε.
+                    String track = "enroll-" + UUID.randomUUID();
                     for (int r = 0; r < settings.getEnrollReleases(); r++) {
                         Release rel = peep.perturb(enroll.faces()[i]);
-                        PerturbedFace rec = publisher.record(rel, "enrollment", "enroll-" + UUID.randomUUID(), Instant.now(), label);
+                        PerturbedFace rec = publisher.record(rel, "enrollment", track, Instant.now(), label);
                         inFlight.add(publisher.send(rec).thenRun(() -> {
                             published.incrementAndGet();
                             sent.increment();

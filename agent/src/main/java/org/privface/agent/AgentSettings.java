@@ -18,10 +18,10 @@ public class AgentSettings {
     private boolean publishEnrollments = true;
     /** Independent releases per enrolled image; each one spends the per-face ε again. */
     private int enrollReleases = 1;
-    private int components = 16;
-    private String sensitivityMode = "vector";
+    private int components = 8;
+    private String sensitivityMode = "l1-clip";
     /** Per face in mode "vector"; per coordinate in the paper modes. */
-    private double epsilon = 8.0;
+    private double epsilon = 16.0;
     private boolean exitWhenDone;
     /** Optional local CSV of eventId,origin for evaluating a run against known labels. Stays on the gateway. */
     private Path ledger;

@@ -46,8 +46,8 @@ public final class Demo {
     /** Options and their defaults; every one can be given on the command line. */
     public static Map<String, String> defaults() {
         return new HashMap<>(Map.of(
-                "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "8", "--mode", "vector",
-                "--components", "16", "--enroll-releases", "4"));
+                "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "16", "--mode", "l1-clip",
+                "--components", "8", "--enroll-releases", "4"));
     }
 
     /** What one run produced, keyed by event id; enough to check it and to print it. */
@@ -188,8 +188,12 @@ public final class Demo {
                 any.getMechanism().getSensitivityMode(), any.getDimension(), any.getMechanism().getBasisId());
         System.out.printf("epsilon per face:     %.3f (per coordinate %.4f) on every record%n", epsFace,
                 any.getMechanism().getEpsilonPerCoordinate());
-        System.out.printf("faces detected:       %d in query frames (%d enrollment releases)%n", queries,
-                o.enrollmentReleases());
+        System.out.printf("faces detected:       %d in query frames%n", queries);
+        long enrolledImages = o.published().values().stream().filter(f -> f.getEnrollmentLabel() != null)
+                .map(f -> f.getTrackId()).distinct().count();
+        System.out.printf("enrollment:           %d releases of %d enrolled images (%d each: %.1f epsilon per enrolled image, composed)%n",
+                o.enrollmentReleases(), enrolledImages, o.enrollmentReleases() / Math.max(1, enrolledImages),
+                epsFace * o.enrollmentReleases() / Math.max(1, enrolledImages));
         System.out.printf("records published:    %d%n", o.published().size());
         System.out.printf("records recognized:   %d of %d queries%n", o.results().size(), queries);
         System.out.printf("accuracy:             %.1f%% (%d/%d); chance %.1f%%, majority class %.1f%%%n",
