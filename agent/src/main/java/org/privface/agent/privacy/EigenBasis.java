@@ -88,20 +88,7 @@ public final class EigenBasis {
             throw new IllegalArgumentException("nc must be in [1, " + Math.min(n - 1, d) + "] for " + n + " faces, was " + nc);
         }
         double[] mean = new double[d];
-        for (double[] f : faces) {
-            if (f.length != d) {
-                throw new IllegalArgumentException("face of " + f.length + " pixels, expected " + d);
-            }
-            for (int j = 0; j < d; j++) {
-                mean[j] += f[j] / n;
-            }
-        }
-        DMatrixRMaj a = new DMatrixRMaj(n, d);
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < d; j++) {
-                a.unsafe_set(i, j, faces[i][j] - mean[j]);
-            }
-        }
+        DMatrixRMaj a = centre(faces, d, mean);
         double[][] comps = new double[nc][];
         double[] eig = new double[nc];
         if (n <= d) {
@@ -165,6 +152,26 @@ public final class EigenBasis {
             eigOut[k] /= (n - 1);
         }
         return comps;
+    }
+
+    /** Fills {@code meanOut} with the mean face and returns the faces minus it, one per row. */
+    static DMatrixRMaj centre(double[][] faces, int d, double[] meanOut) {
+        int n = faces.length;
+        for (double[] f : faces) {
+            if (f.length != d) {
+                throw new IllegalArgumentException("face of " + f.length + " pixels, expected " + d);
+            }
+            for (int j = 0; j < d; j++) {
+                meanOut[j] += f[j] / n;
+            }
+        }
+        DMatrixRMaj a = new DMatrixRMaj(n, d);
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < d; j++) {
+                a.unsafe_set(i, j, faces[i][j] - meanOut[j]);
+            }
+        }
+        return a;
     }
 
     private record Eigen(EigenDecomposition_F64<DMatrixRMaj> dec, Integer[] order) {

@@ -40,20 +40,7 @@ public final class EigenStats {
             throw new IllegalArgumentException("a partition needs at least one face");
         }
         double[] mean = new double[d];
-        for (double[] f : faces) {
-            if (f.length != d) {
-                throw new IllegalArgumentException("face of " + f.length + " pixels, expected " + d);
-            }
-            for (int j = 0; j < d; j++) {
-                mean[j] += f[j] / n;
-            }
-        }
-        DMatrixRMaj a = new DMatrixRMaj(n, d);
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < d; j++) {
-                a.unsafe_set(i, j, faces[i][j] - mean[j]);
-            }
-        }
+        DMatrixRMaj a = EigenBasis.centre(faces, d, mean);
         DMatrixRMaj m2 = new DMatrixRMaj(d, d);
         CommonOps_DDRM.multTransA(a, a, m2);
         return new EigenStats(width, height, n, mean, m2);
