@@ -16,6 +16,8 @@ public class RecognizerSettings {
     /** Below this confidence a face is reported as unknown rather than forced onto an identity. */
     private double unknownThreshold = 0.0;
     private int maxBatch = 512;
+    /** Where trained models are kept and reloaded from on restart; none when unset. */
+    private java.nio.file.Path modelDir;
 
     public String getGroupId() { return groupId; }
     public void setGroupId(String groupId) { this.groupId = groupId; }
@@ -28,5 +30,7 @@ public class RecognizerSettings {
     public double getUnknownThreshold() { return unknownThreshold; }
     public void setUnknownThreshold(double unknownThreshold) { this.unknownThreshold = unknownThreshold; }
     public int getMaxBatch() { return maxBatch; }
+    public java.nio.file.Path getModelDir() { return modelDir; }
+    public void setModelDir(java.nio.file.Path modelDir) { this.modelDir = modelDir; }
     public void setMaxBatch(int maxBatch) { this.maxBatch = maxBatch; }
 }

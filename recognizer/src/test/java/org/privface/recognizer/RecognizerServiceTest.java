@@ -54,6 +54,9 @@ class RecognizerServiceTest implements TestPropertyProvider {
     @Client("/")
     HttpClient http;
 
+    private java.nio.file.Path modelDir;
+    private double[][] centres;
+
     @Override
     public Map<String, String> getProperties() {
         String bootstrap = RealKafka.bootstrapServers();
@@ -64,8 +67,14 @@ class RecognizerServiceTest implements TestPropertyProvider {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+        try {
+            modelDir = java.nio.file.Files.createTempDirectory("privface-models-");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         return Map.of("kafka.bootstrap.servers", bootstrap, "micronaut.server.port", "-1",
-                "recognizer.min-enrollments", "30", "recognizer.quiet-period", "500ms");
+                "recognizer.min-enrollments", "30", "recognizer.quiet-period", "500ms",
+                "recognizer.model-dir", modelDir.toString());
     }
 
     private static PerturbedFace face(RecordKind kind, String label, double[] centre, SplittableRandom r) {
@@ -85,7 +94,7 @@ class RecognizerServiceTest implements TestPropertyProvider {
     void answersQueriesOnceAndDeadLettersBadInput() throws Exception {
         SplittableRandom r = new SplittableRandom(7);
         String[] people = {"ann", "bob", "cyd"};
-        double[][] centres = new double[3][DIM];
+        centres = new double[3][DIM];
         for (double[] c : centres) {
             for (int j = 0; j < DIM; j++) {
                 c[j] = r.nextDouble();
@@ -161,5 +170,27 @@ class RecognizerServiceTest implements TestPropertyProvider {
         String metrics = http.toBlocking().retrieve("/prometheus");
         assertTrue(metrics.contains("privface_recognizer_results_total"), "results counter exported");
         assertTrue(metrics.contains("privface_recognizer_dead_letters_total"));
+
+        // The model is listed, answers the predict endpoint, and was persisted where a restart finds it.
+        String models = http.toBlocking().retrieve("/models");
+        assertTrue(models.contains("\"site\":\"" + SITE + "\"") && models.contains("\"ann\""), models);
+        float[] ann = new float[DIM];
+        for (int j = 0; j < DIM; j++) {
+            ann[j] = (float) centres[0][j];
+        }
+        var req = io.micronaut.http.HttpRequest.POST("/predict",
+                Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", ann));
+        String answer = http.toBlocking().retrieve(req);
+        assertTrue(answer.contains("\"label\":\"ann\""), answer);
+        var bad = io.micronaut.http.HttpRequest.POST("/predict",
+                Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", new float[3]));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(io.micronaut.http.client.exceptions.HttpClientResponseException.class,
+                () -> http.toBlocking().retrieve(bad));
+        assertEquals(400, e.getStatus().getCode());
+        var stored = new org.privface.recognizer.model.ModelStore(modelDir).loadLatest();
+        assertEquals(1, stored.size());
+        assertEquals(List.of("ann", "bob", "cyd"), stored.get(0).labels());
+        stored.forEach(m -> m.mlp().close());
+        assertTrue(http.toBlocking().retrieve("/models/" + SITE + "/pca-test/PEEP/history").contains("trainingSize"));
     }
 }

@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -41,10 +40,10 @@ public class ModelRegistry {
         t.setDaemon(true);
         return t;
     });
-    private final AtomicInteger versions = new AtomicInteger();
     private final MlpOptions options;
+    private final ModelStore store;
 
-    public ModelRegistry(RecognizerSettings settings, MeterRegistry metrics) {
+    public ModelRegistry(RecognizerSettings settings, MeterRegistry metrics) throws java.io.IOException {
         this.settings = settings;
         this.metrics = metrics;
         this.options = switch (settings.getArchitecture()) {
@@ -53,6 +52,16 @@ public class ModelRegistry {
             default -> throw new IllegalArgumentException("recognizer.architecture must be small or peep-paper, was "
                     + settings.getArchitecture());
         };
+        this.store = settings.getModelDir() == null ? null : new ModelStore(settings.getModelDir());
+        if (store != null) {
+            for (TrainedModel m : store.loadLatest()) {
+                models.put(m.key(), m);
+                // Enrollments replay from the topics; retrain only if they differ from what this model saw.
+                enrollments.computeIfAbsent(m.key(), k -> new Enrollments()).markTrained(m.trainingSize());
+                LOG.info("loaded model {} for {} ({} enrollments, {} people)", m.version(), m.key(), m.trainingSize(),
+                        m.labels().size());
+            }
+        }
         metrics.gauge("privface.recognizer.models", models, Map::size);
         trainer.scheduleWithFixedDelay(this::trainDue, 200, 200, TimeUnit.MILLISECONDS);
     }
@@ -69,6 +78,11 @@ public class ModelRegistry {
 
     public Map<ModelKey, TrainedModel> models() {
         return Map.copyOf(models);
+    }
+
+    /** Stored versions of a model, newest first (empty without a model directory). */
+    public List<java.util.Properties> history(ModelKey key) throws java.io.IOException {
+        return store == null ? List.of() : store.history(key);
     }
 
     public int enrollmentCount(ModelKey key) {
@@ -102,10 +116,19 @@ public class ModelRegistry {
         for (int i = 0; i < fitted.length; i++) {
             correct += fitted[i] == snap.y()[i] ? 1 : 0;
         }
-        String version = key.basisId() + "-v" + versions.incrementAndGet();
+        // Sortable and unique across restarts.
+        String version = "v" + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssSSS")
+                .withZone(java.time.ZoneOffset.UTC).format(Instant.now());
         TrainedModel m = new TrainedModel(key, version, mlp, snap.labels(), snap.x().length, Instant.now(),
                 correct / (double) fitted.length);
         t.stop(Timer.builder("privface.recognizer.training").tag("site", key.site()).register(metrics));
+        if (store != null) {
+            try {
+                store.save(m);
+            } catch (java.io.IOException ex) {
+                LOG.error("could not persist model {} of {}: {}", version, key, ex.toString());
+            }
+        }
         TrainedModel old = models.put(key, m);
         LOG.info("trained {} as {} on {} enrollments of {} people (training accuracy {})", key, version,
                 m.trainingSize(), m.labels().size(), String.format("%.3f", m.trainingAccuracy()));
@@ -137,6 +160,10 @@ public class ModelRegistry {
 
         synchronized int size() {
             return byEvent.size();
+        }
+
+        synchronized void markTrained(int size) {
+            trainedSize = size;
         }
 
         synchronized boolean due(Instant now, Duration quiet, int min) {

@@ -1,0 +1,94 @@
+package org.privface.recognizer.api;
+
+import java.io.IOException;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.serde.annotation.Serdeable;
+import org.privface.recognizer.RecognizerSettings;
+import org.privface.recognizer.model.ModelKey;
+import org.privface.recognizer.model.ModelRegistry;
+import org.privface.recognizer.model.TrainedModel;
+
+/** Read-only model status and a predict endpoint for one perturbed vector. */
+@Controller
+public class ModelController {
+    private final ModelRegistry registry;
+    private final RecognizerSettings settings;
+
+    public ModelController(ModelRegistry registry, RecognizerSettings settings) {
+        this.registry = registry;
+        this.settings = settings;
+    }
+
+    @Serdeable
+    public record ModelView(String site, String basisId, String mechanism, String version, String trainedAt,
+                            int trainingSize, int enrollments, List<String> labels, double trainingAccuracy) {
+    }
+
+    @Serdeable
+    public record PredictRequest(String site, String basisId, String mechanism, float[] vector) {
+    }
+
+    @Serdeable
+    public record Prediction(String label, float confidence, String modelVersion) {
+    }
+
+    @Get("/models")
+    public List<ModelView> models() {
+        return registry.models().values().stream().sorted(Comparator.comparing(m -> m.key().toString()))
+                .map(this::view).toList();
+    }
+
+    @Get("/models/{site}/{basisId}/{mechanism}/history")
+    public List<Map<String, String>> history(String site, String basisId, String mechanism) throws IOException {
+        return registry.history(new ModelKey(site, basisId, mechanism)).stream().map(ModelController::toMap).toList();
+    }
+
+    @Post("/predict")
+    public HttpResponse<?> predict(@Body PredictRequest req) {
+        if (req == null || req.vector() == null || req.site() == null || req.basisId() == null || req.mechanism() == null) {
+            return HttpResponse.badRequest(Map.of("error", "site, basisId, mechanism and vector are required"));
+        }
+        TrainedModel m = registry.model(new ModelKey(req.site(), req.basisId(), req.mechanism())).orElse(null);
+        if (m == null) {
+            return HttpResponse.notFound(Map.of("error", "no model for " + req.site() + "/" + req.basisId() + "/"
+                    + req.mechanism()));
+        }
+        if (req.vector().length != m.mlp().inputDim()) {
+            return HttpResponse.badRequest(Map.of("error", "vector has " + req.vector().length
+                    + " values, the model takes " + m.mlp().inputDim()));
+        }
+        for (float v : req.vector()) {
+            if (!Float.isFinite(v)) {
+                return HttpResponse.badRequest(Map.of("error", "vector values must be finite"));
+            }
+        }
+        float[] p = m.mlp().predictProba(new float[][] {req.vector()})[0];
+        int best = 0;
+        for (int c = 1; c < p.length; c++) {
+            if (p[c] > p[best]) {
+                best = c;
+            }
+        }
+        String label = p[best] >= settings.getUnknownThreshold() ? m.labels().get(best) : null;
+        return HttpResponse.ok(new Prediction(label, p[best], m.version()));
+    }
+
+    private ModelView view(TrainedModel m) {
+        return new ModelView(m.key().site(), m.key().basisId(), m.key().mechanism(), m.version(),
+                m.trainedAt().toString(), m.trainingSize(), registry.enrollmentCount(m.key()), m.labels(),
+                m.trainingAccuracy());
+    }
+
+    private static Map<String, String> toMap(Properties p) {
+        return p.stringPropertyNames().stream().collect(java.util.stream.Collectors.toMap(k -> k, p::getProperty));
+    }
+}

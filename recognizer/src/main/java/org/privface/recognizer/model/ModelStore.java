@@ -1,0 +1,118 @@
+package org.privface.recognizer.model;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Trained models on disk, one folder per version: {@code <root>/<site>/<basis>/<mechanism>/<version>/}
+ * holding the network and {@code model.properties} (labels, training size and accuracy, time).
+ * A version is written to a temporary folder and renamed into place, so a crash mid-write never
+ * leaves a half model that a restart would load.
+ */
+public final class ModelStore {
+    private static final Logger LOG = LoggerFactory.getLogger(ModelStore.class);
+    private static final String META = "model.properties";
+
+    private final Path root;
+
+    public ModelStore(Path root) throws IOException {
+        this.root = Files.createDirectories(root);
+    }
+
+    public void save(TrainedModel m) throws IOException {
+        Path dir = keyDir(m.key());
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempDirectory(dir, ".incoming-");
+        m.mlp().save(tmp);
+        Properties p = new Properties();
+        p.setProperty("version", m.version());
+        p.setProperty("labels", String.join(",", m.labels()));
+        p.setProperty("trainingSize", Integer.toString(m.trainingSize()));
+        p.setProperty("trainedAt", m.trainedAt().toString());
+        p.setProperty("trainingAccuracy", Double.toString(m.trainingAccuracy()));
+        try (OutputStream out = Files.newOutputStream(tmp.resolve(META))) {
+            p.store(out, "privface recognizer model");
+        }
+        Files.move(tmp, dir.resolve(m.version()), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The newest readable version of every key; unreadable versions are skipped with a warning. */
+    public List<TrainedModel> loadLatest() throws IOException {
+        List<TrainedModel> out = new ArrayList<>();
+        for (Path keyDir : keyDirs()) {
+            List<Path> versions;
+            try (Stream<Path> s = Files.list(keyDir)) {
+                versions = s.filter(p -> Files.isRegularFile(p.resolve(META)))
+                        .sorted(Comparator.comparing((Path p) -> p.getFileName().toString()).reversed()).toList();
+            }
+            for (Path v : versions) {
+                try {
+                    out.add(read(keyOf(keyDir), v));
+                    break;
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("skipping unreadable model {}: {}", v, e.toString());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Every stored version's metadata for one key, newest first, without loading networks. */
+    public List<Properties> history(ModelKey key) throws IOException {
+        Path dir = keyDir(key);
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        List<Properties> out = new ArrayList<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path v : s.filter(p -> Files.isRegularFile(p.resolve(META))).sorted(Comparator.reverseOrder()).toList()) {
+                out.add(meta(v));
+            }
+        }
+        return out;
+    }
+
+    private TrainedModel read(ModelKey key, Path dir) throws IOException {
+        Properties p = meta(dir);
+        MlpModel mlp = MlpModel.load(dir);
+        return new TrainedModel(key, p.getProperty("version"), mlp, Arrays.asList(p.getProperty("labels").split(",")),
+                Integer.parseInt(p.getProperty("trainingSize")), Instant.parse(p.getProperty("trainedAt")),
+                Double.parseDouble(p.getProperty("trainingAccuracy")));
+    }
+
+    private static Properties meta(Path dir) throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(dir.resolve(META))) {
+            p.load(in);
+        }
+        return p;
+    }
+
+    private Path keyDir(ModelKey key) {
+        return root.resolve(key.site()).resolve(key.basisId()).resolve(key.mechanism());
+    }
+
+    private ModelKey keyOf(Path keyDir) {
+        Path rel = root.relativize(keyDir);
+        return new ModelKey(rel.getName(0).toString(), rel.getName(1).toString(), rel.getName(2).toString());
+    }
+
+    private List<Path> keyDirs() throws IOException {
+        try (Stream<Path> s = Files.walk(root, 3)) {
+            return s.filter(p -> root.relativize(p).getNameCount() == 3 && Files.isDirectory(p)).toList();
+        }
+    }
+}
