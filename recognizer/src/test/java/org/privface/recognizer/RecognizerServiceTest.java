@@ -192,5 +192,6 @@ class RecognizerServiceTest implements TestPropertyProvider {
         assertEquals(List.of("ann", "bob", "cyd"), stored.get(0).labels());
         stored.forEach(m -> m.mlp().close());
         assertTrue(http.toBlocking().retrieve("/models/" + SITE + "/pca-test/PEEP/history").contains("trainingSize"));
+        assertTrue(http.toBlocking().retrieve("/models/training").contains("\"running\""));
     }
 }

@@ -47,6 +47,20 @@ public class ModelController {
                 .map(this::view).toList();
     }
 
+    @Serdeable
+    public record TrainingView(boolean running, String model, int enrollments, int epoch, int epochs, Float loss,
+                               String startedAt) {
+    }
+
+    /** Progress of the training run in progress, if any. */
+    @Get("/models/training")
+    public TrainingView training() {
+        return registry.training()
+                .map(t -> new TrainingView(true, t.model(), t.enrollments(), t.epoch(), t.epochs(),
+                        Float.isNaN(t.loss()) ? null : t.loss(), t.startedAt().toString()))
+                .orElse(new TrainingView(false, null, 0, 0, 0, null, null));
+    }
+
     @Get("/models/{site}/{basisId}/{mechanism}/history")
     public List<Map<String, String>> history(String site, String basisId, String mechanism) throws IOException {
         return registry.history(new ModelKey(site, basisId, mechanism)).stream().map(ModelController::toMap).toList();

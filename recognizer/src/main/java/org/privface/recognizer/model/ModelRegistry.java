@@ -42,6 +42,11 @@ public class ModelRegistry {
     });
     private final MlpOptions options;
     private final ModelStore store;
+    private volatile TrainingStatus training;
+
+    /** A training run in progress: which model, how far, and its latest mean loss. */
+    public record TrainingStatus(String model, int enrollments, int epoch, int epochs, float loss, Instant startedAt) {
+    }
 
     public ModelRegistry(RecognizerSettings settings, MeterRegistry metrics) throws java.io.IOException {
         this.settings = settings;
@@ -80,6 +85,11 @@ public class ModelRegistry {
         return Map.copyOf(models);
     }
 
+    /** The training run in progress, if any. */
+    public Optional<TrainingStatus> training() {
+        return Optional.ofNullable(training);
+    }
+
     /** Stored versions of a model, newest first (empty without a model directory). */
     public List<java.util.Properties> history(ModelKey key) throws java.io.IOException {
         return store == null ? List.of() : store.history(key);
@@ -110,7 +120,15 @@ public class ModelRegistry {
             return;
         }
         Timer.Sample t = Timer.start(metrics);
-        MlpModel mlp = new MlpTrainer().train(snap.x(), snap.y(), snap.labels().size(), options);
+        training = new TrainingStatus(key.toString(), snap.x().length, 0, options.epochs(), Float.NaN, Instant.now());
+        MlpModel mlp;
+        try {
+            mlp = new MlpTrainer().train(snap.x(), snap.y(), snap.labels().size(), options,
+                    (epoch, loss) -> training = new TrainingStatus(key.toString(), snap.x().length, epoch,
+                            options.epochs(), loss, training.startedAt()));
+        } finally {
+            training = null;
+        }
         int[] fitted = mlp.predict(snap.x());
         int correct = 0;
         for (int i = 0; i < fitted.length; i++) {
