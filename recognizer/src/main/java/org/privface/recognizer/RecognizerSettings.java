@@ -18,6 +18,8 @@ public class RecognizerSettings {
     private int maxBatch = 512;
     /** Where trained models are kept and reloaded from on restart; none when unset. */
     private java.nio.file.Path modelDir;
+    /** Names this replica in the models it trains; random unless set (e.g. to the pod name). */
+    private String instanceId = java.util.UUID.randomUUID().toString();
 
     public String getGroupId() { return groupId; }
     public void setGroupId(String groupId) { this.groupId = groupId; }
@@ -31,6 +33,8 @@ public class RecognizerSettings {
     public void setUnknownThreshold(double unknownThreshold) { this.unknownThreshold = unknownThreshold; }
     public int getMaxBatch() { return maxBatch; }
     public java.nio.file.Path getModelDir() { return modelDir; }
+    public String getInstanceId() { return instanceId; }
+    public void setInstanceId(String instanceId) { this.instanceId = instanceId; }
     public void setModelDir(java.nio.file.Path modelDir) { this.modelDir = modelDir; }
     public void setMaxBatch(int maxBatch) { this.maxBatch = maxBatch; }
 }

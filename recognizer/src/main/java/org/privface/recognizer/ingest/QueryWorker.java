@@ -67,14 +67,18 @@ public class QueryWorker extends PollingWorker {
         }
     };
 
+    private final PartitionOwnership ownership;
+
     public QueryWorker(@Property(name = "kafka.bootstrap.servers") String bootstrapServers, RecognizerSettings settings,
-                       ModelRegistry registry, RecognizerOutput output, MeterRegistry metrics) {
+                       ModelRegistry registry, RecognizerOutput output, MeterRegistry metrics,
+                       PartitionOwnership ownership) {
         super("query-worker");
         this.bootstrapServers = bootstrapServers;
         this.settings = settings;
         this.registry = registry;
         this.output = output;
         this.metrics = metrics;
+        this.ownership = ownership;
     }
 
     @Override
@@ -94,10 +98,17 @@ public class QueryWorker extends PollingWorker {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                     partitions.forEach(pausedUntil::remove);
+                    ownership.revoked(partitions);
                 }
 
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    ownership.assigned(partitions);
+                }
+
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                    onPartitionsRevoked(partitions);
                 }
             });
             while (running()) {

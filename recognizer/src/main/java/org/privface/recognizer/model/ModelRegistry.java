@@ -48,7 +48,21 @@ public class ModelRegistry {
     public record TrainingStatus(String model, int enrollments, int epoch, int epochs, float loss, Instant startedAt) {
     }
 
-    public ModelRegistry(RecognizerSettings settings, MeterRegistry metrics) throws java.io.IOException {
+    private final java.util.function.Predicate<String> trainsSite;
+
+    /**
+     * @param ownership which sites this replica trains for. Without a shared model directory every
+     *                  replica trains for itself.
+     */
+    @jakarta.inject.Inject
+    public ModelRegistry(RecognizerSettings settings, MeterRegistry metrics,
+                         org.privface.recognizer.ingest.PartitionOwnership ownership) throws java.io.IOException {
+        this(settings, metrics, settings.getModelDir() == null ? site -> true : ownership::trains);
+    }
+
+    ModelRegistry(RecognizerSettings settings, MeterRegistry metrics, java.util.function.Predicate<String> trainsSite)
+            throws java.io.IOException {
+        this.trainsSite = trainsSite;
         this.settings = settings;
         this.metrics = metrics;
         this.options = switch (settings.getArchitecture()) {
@@ -57,7 +71,7 @@ public class ModelRegistry {
             default -> throw new IllegalArgumentException("recognizer.architecture must be small or peep-paper, was "
                     + settings.getArchitecture());
         };
-        this.store = settings.getModelDir() == null ? null : new ModelStore(settings.getModelDir());
+        this.store = settings.getModelDir() == null ? null : new ModelStore(settings.getModelDir(), settings.getInstanceId());
         if (store != null) {
             for (TrainedModel m : store.loadLatest()) {
                 models.put(m.key(), m);
@@ -69,6 +83,10 @@ public class ModelRegistry {
         }
         metrics.gauge("privface.recognizer.models", models, Map::size);
         trainer.scheduleWithFixedDelay(this::trainDue, 200, 200, TimeUnit.MILLISECONDS);
+        if (store != null) {
+            // Replicas that do not train pick up what the trainer stored.
+            trainer.scheduleWithFixedDelay(this::refreshFromStore, 1, 1, TimeUnit.SECONDS);
+        }
     }
 
     /** Adds one validated enrollment; a repeated event id is ignored. Returns false for duplicates. */
@@ -100,9 +118,33 @@ public class ModelRegistry {
         return e == null ? 0 : e.size();
     }
 
+    private void refreshFromStore() {
+        try {
+            for (Map.Entry<ModelKey, String> latest : store.latestVersions().entrySet()) {
+                ModelKey key = latest.getKey();
+                TrainedModel have = models.get(key);
+                if (trainsSite.test(key.site()) || (have != null && have.version().compareTo(latest.getValue()) >= 0)) {
+                    continue;
+                }
+                TrainedModel m = store.load(key, latest.getValue());
+                models.put(key, m);
+                enrollments.computeIfAbsent(key, k -> new Enrollments()).markTrained(m.trainingSize());
+                LOG.info("serving {} of {} trained by another replica", m.version(), key);
+                if (have != null) {
+                    trainer.schedule(have.mlp()::close, 30, TimeUnit.SECONDS);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("could not refresh models from {}: {}", settings.getModelDir(), e.toString());
+        }
+    }
+
     private void trainDue() {
         Instant now = Instant.now();
         for (Map.Entry<ModelKey, Enrollments> entry : enrollments.entrySet()) {
+            if (!trainsSite.test(entry.getKey().site())) {
+                continue;
+            }
             Enrollments e = entry.getValue();
             if (e.due(now, settings.getQuietPeriod(), settings.getMinEnrollments())) {
                 try {

@@ -27,9 +27,16 @@ public final class ModelStore {
     private static final String META = "model.properties";
 
     private final Path root;
+    private final String instanceId;
 
     public ModelStore(Path root) throws IOException {
+        this(root, "unnamed");
+    }
+
+    /** @param instanceId recorded as {@code trainedBy} in every version this replica writes */
+    public ModelStore(Path root, String instanceId) throws IOException {
         this.root = Files.createDirectories(root);
+        this.instanceId = instanceId;
     }
 
     public void save(TrainedModel m) throws IOException {
@@ -43,6 +50,7 @@ public final class ModelStore {
         p.setProperty("trainingSize", Integer.toString(m.trainingSize()));
         p.setProperty("trainedAt", m.trainedAt().toString());
         p.setProperty("trainingAccuracy", Double.toString(m.trainingAccuracy()));
+        p.setProperty("trainedBy", instanceId);
         try (OutputStream out = Files.newOutputStream(tmp.resolve(META))) {
             p.store(out, "privface recognizer model");
         }
@@ -68,6 +76,23 @@ public final class ModelStore {
             }
         }
         return out;
+    }
+
+    /** The newest stored version name of every key, without loading anything. */
+    public java.util.Map<ModelKey, String> latestVersions() throws IOException {
+        java.util.Map<ModelKey, String> out = new java.util.HashMap<>();
+        for (Path keyDir : keyDirs()) {
+            try (Stream<Path> s = Files.list(keyDir)) {
+                s.filter(p -> Files.isRegularFile(p.resolve(META))).map(p -> p.getFileName().toString())
+                        .max(Comparator.naturalOrder()).ifPresent(v -> out.put(keyOf(keyDir), v));
+            }
+        }
+        return out;
+    }
+
+    /** One stored version. */
+    public TrainedModel load(ModelKey key, String version) throws IOException {
+        return read(key, keyDir(key).resolve(version));
     }
 
     /** Every stored version's metadata for one key, newest first, without loading networks. */

@@ -38,7 +38,7 @@ class ModelStoreTest {
 
         RecognizerSettings settings = new RecognizerSettings();
         settings.setModelDir(dir);
-        ModelRegistry restarted = new ModelRegistry(settings, new SimpleMeterRegistry());
+        ModelRegistry restarted = new ModelRegistry(settings, new SimpleMeterRegistry(), site -> true);
         try {
             TrainedModel m = restarted.model(key).orElseThrow();
             assertEquals("v20260102T000000000", m.version());
