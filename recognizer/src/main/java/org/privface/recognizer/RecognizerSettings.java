@@ -11,6 +11,12 @@ public class RecognizerSettings {
     /** A model is (re)trained once this many enrollments exist and none arrived for the quiet period. */
     private int minEnrollments = 10;
     private Duration quietPeriod = Duration.ofSeconds(2);
+    /** Retrain once this many enrollments arrived since the last training (and the quiet period passed). */
+    private int retrainAfter = 1;
+    /** Retrain at least this often while new enrollments wait; unset means only by count. */
+    private Duration retrainInterval;
+    /** Bearer token for state-changing endpoints; unset disables them. */
+    private String adminToken;
     /** "small" or "peep-paper". */
     private String architecture = "small";
     /** Below this confidence a face is reported as unknown rather than forced onto an identity. */
@@ -26,6 +32,12 @@ public class RecognizerSettings {
     public int getMinEnrollments() { return minEnrollments; }
     public void setMinEnrollments(int minEnrollments) { this.minEnrollments = minEnrollments; }
     public Duration getQuietPeriod() { return quietPeriod; }
+    public int getRetrainAfter() { return retrainAfter; }
+    public void setRetrainAfter(int retrainAfter) { this.retrainAfter = retrainAfter; }
+    public Duration getRetrainInterval() { return retrainInterval; }
+    public void setRetrainInterval(Duration retrainInterval) { this.retrainInterval = retrainInterval; }
+    public String getAdminToken() { return adminToken; }
+    public void setAdminToken(String adminToken) { this.adminToken = adminToken; }
     public void setQuietPeriod(Duration quietPeriod) { this.quietPeriod = quietPeriod; }
     public String getArchitecture() { return architecture; }
     public void setArchitecture(String architecture) { this.architecture = architecture; }

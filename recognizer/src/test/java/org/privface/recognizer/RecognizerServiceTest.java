@@ -74,7 +74,7 @@ class RecognizerServiceTest implements TestPropertyProvider {
         }
         return Map.of("kafka.bootstrap.servers", bootstrap, "micronaut.server.port", "-1",
                 "recognizer.min-enrollments", "30", "recognizer.quiet-period", "500ms",
-                "recognizer.model-dir", modelDir.toString());
+                "recognizer.model-dir", modelDir.toString(), "recognizer.admin-token", "s3cret");
     }
 
     private static PerturbedFace face(RecordKind kind, String label, double[] centre, SplittableRandom r) {
@@ -195,5 +195,27 @@ class RecognizerServiceTest implements TestPropertyProvider {
         all.forEach(m -> m.mlp().close());
         assertTrue(http.toBlocking().retrieve("/models/" + SITE + "/pca-test/PEEP/history").contains("trainingSize"));
         assertTrue(http.toBlocking().retrieve("/models/training").contains("\"running\""));
+
+        // Retraining changes state: refused without the right bearer token, accepted with it.
+        String retrain = "/models/" + SITE + "/pca-test/PEEP/retrain";
+        for (String auth : new String[] {null, "Bearer wrong", "s3cret"}) {
+            var request = io.micronaut.http.HttpRequest.POST(retrain, "");
+            if (auth != null) {
+                request = request.header("Authorization", auth);
+            }
+            var refused = request;
+            var denied = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.micronaut.http.client.exceptions.HttpClientResponseException.class, () -> http.toBlocking().exchange(refused));
+            assertEquals(401, denied.getStatus().getCode(), "auth " + auth);
+        }
+        var ok = http.toBlocking().exchange(io.micronaut.http.HttpRequest.POST(retrain, "").header("Authorization", "Bearer s3cret"));
+        assertEquals(202, ok.getStatus().getCode());
+        long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (new org.privface.recognizer.model.ModelStore(modelDir).history(
+                new org.privface.recognizer.model.ModelKey(SITE, "pca-test", "PEEP")).size() < 2 && System.nanoTime() < until) {
+            Thread.sleep(200);
+        }
+        assertEquals(2, new org.privface.recognizer.model.ModelStore(modelDir).history(
+                new org.privface.recognizer.model.ModelKey(SITE, "pca-test", "PEEP")).size(), "retrained once more");
     }
 }

@@ -61,6 +61,29 @@ public class ModelController {
                 .orElse(new TrainingView(false, null, 0, 0, 0, null, null));
     }
 
+    /**
+     * Retrains a model now. State-changing, so it needs {@code Authorization: Bearer <token>}
+     * matching {@code recognizer.admin-token}; without a configured token the endpoint is off.
+     */
+    @Post("/models/{site}/{basisId}/{mechanism}/retrain")
+    public HttpResponse<?> retrain(String site, String basisId, String mechanism,
+                                   @io.micronaut.http.annotation.Header(value = "Authorization", defaultValue = "")
+                                   String authorization) {
+        String token = settings.getAdminToken();
+        if (token == null || token.isBlank()) {
+            return HttpResponse.status(io.micronaut.http.HttpStatus.FORBIDDEN)
+                    .body(Map.of("error", "state-changing endpoints are disabled: set recognizer.admin-token"));
+        }
+        byte[] expected = ("Bearer " + token).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] given = authorization.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (!java.security.MessageDigest.isEqual(expected, given)) {
+            return HttpResponse.unauthorized();
+        }
+        boolean accepted = registry.requestRetrain(new ModelKey(site, basisId, mechanism));
+        return accepted ? HttpResponse.accepted()
+                : HttpResponse.notFound(Map.of("error", "this replica does not train " + site + "/" + basisId + "/" + mechanism));
+    }
+
     @Get("/models/{site}/{basisId}/{mechanism}/history")
     public List<Map<String, String>> history(String site, String basisId, String mechanism) throws IOException {
         return registry.history(new ModelKey(site, basisId, mechanism)).stream().map(ModelController::toMap).toList();

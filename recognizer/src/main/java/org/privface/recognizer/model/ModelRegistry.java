@@ -103,6 +103,19 @@ public class ModelRegistry {
         return Map.copyOf(models);
     }
 
+    /**
+     * Asks for a retraining of a model at the next check, even without new enrollments. Returns
+     * false when this replica does not train that model or knows no enrollments for it.
+     */
+    public boolean requestRetrain(ModelKey key) {
+        Enrollments e = enrollments.get(key);
+        if (e == null || !trainsSite.test(key.site())) {
+            return false;
+        }
+        e.request();
+        return true;
+    }
+
     /** The training run in progress, if any. */
     public Optional<TrainingStatus> training() {
         return Optional.ofNullable(training);
@@ -146,7 +159,8 @@ public class ModelRegistry {
                 continue;
             }
             Enrollments e = entry.getValue();
-            if (e.due(now, settings.getQuietPeriod(), settings.getMinEnrollments())) {
+            if (e.due(now, settings.getQuietPeriod(), settings.getMinEnrollments(), settings.getRetrainAfter(),
+                    settings.getRetrainInterval())) {
                 try {
                     train(entry.getKey(), e);
                 } catch (RuntimeException ex) {
@@ -208,6 +222,8 @@ public class ModelRegistry {
     static final class Enrollments {
         private final Map<String, PerturbedFace> byEvent = new LinkedHashMap<>();
         private Instant lastChange = Instant.EPOCH;
+        private Instant lastTrained = Instant.now();
+        private boolean requested;
         private int trainedSize;
 
         synchronized boolean add(PerturbedFace f) {
@@ -226,9 +242,28 @@ public class ModelRegistry {
             trainedSize = size;
         }
 
-        synchronized boolean due(Instant now, Duration quiet, int min) {
-            return byEvent.size() >= min && byEvent.size() != trainedSize
-                    && Duration.between(lastChange, now).compareTo(quiet) >= 0;
+        /**
+         * Due once at least {@code min} enrollments exist and either {@code after} new ones arrived
+         * and then none for {@code quiet}, or any new ones wait longer than {@code interval}.
+         */
+        synchronized boolean due(Instant now, Duration quiet, int min, int after, Duration interval) {
+            if (byEvent.size() < min) {
+                return false;
+            }
+            int fresh = Math.abs(byEvent.size() - trainedSize);
+            if (requested) {
+                return true;
+            }
+            if (fresh == 0) {
+                return false;
+            }
+            boolean settled = fresh >= after && Duration.between(lastChange, now).compareTo(quiet) >= 0;
+            boolean overdue = interval != null && Duration.between(lastTrained, now).compareTo(interval) >= 0;
+            return settled || overdue;
+        }
+
+        synchronized void request() {
+            requested = true;
         }
 
         record Snapshot(float[][] x, int[] y, List<String> labels) {
@@ -251,6 +286,8 @@ public class ModelRegistry {
                 i++;
             }
             trainedSize = byEvent.size();
+            lastTrained = Instant.now();
+            requested = false;
             return new Snapshot(x, y, List.copyOf(labels));
         }
     }
