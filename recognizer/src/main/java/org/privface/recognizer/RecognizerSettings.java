@@ -22,6 +22,11 @@ public class RecognizerSettings {
     /** Below this confidence a face is reported as unknown rather than forced onto an identity. */
     private double unknownThreshold = 0.0;
     private int maxBatch = 512;
+    /**
+     * A face farther than this many class radii (95th percentile of the class' enrollment
+     * distances) from its predicted class is unknown; 0 switches the distance test off.
+     */
+    private double openSetMargin = 1.5;
     /** Where trained models are kept and reloaded from on restart; none when unset. */
     private java.nio.file.Path modelDir;
     /** Names this replica in the models it trains; random unless set (e.g. to the pod name). */
@@ -44,6 +49,8 @@ public class RecognizerSettings {
     public double getUnknownThreshold() { return unknownThreshold; }
     public void setUnknownThreshold(double unknownThreshold) { this.unknownThreshold = unknownThreshold; }
     public int getMaxBatch() { return maxBatch; }
+    public double getOpenSetMargin() { return openSetMargin; }
+    public void setOpenSetMargin(double openSetMargin) { this.openSetMargin = openSetMargin; }
     public java.nio.file.Path getModelDir() { return modelDir; }
     public String getInstanceId() { return instanceId; }
     public void setInstanceId(String instanceId) { this.instanceId = instanceId; }

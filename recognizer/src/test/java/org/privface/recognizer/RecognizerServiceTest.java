@@ -74,7 +74,8 @@ class RecognizerServiceTest implements TestPropertyProvider {
         }
         return Map.of("kafka.bootstrap.servers", bootstrap, "micronaut.server.port", "-1",
                 "recognizer.min-enrollments", "30", "recognizer.quiet-period", "500ms",
-                "recognizer.model-dir", modelDir.toString(), "recognizer.admin-token", "s3cret");
+                "recognizer.model-dir", modelDir.toString(), "recognizer.admin-token", "s3cret",
+                "recognizer.open-set-margin", "1.5");
     }
 
     private static PerturbedFace face(RecordKind kind, String label, double[] centre, SplittableRandom r) {
@@ -195,6 +196,32 @@ class RecognizerServiceTest implements TestPropertyProvider {
         all.forEach(m -> m.mlp().close());
         assertTrue(http.toBlocking().retrieve("/models/" + SITE + "/pca-test/PEEP/history").contains("trainingSize"));
         assertTrue(http.toBlocking().retrieve("/models/training").contains("\"running\""));
+
+        // Open set: faces of someone never enrolled come back unknown, enrolled people do not.
+        SplittableRandom q = new SplittableRandom(99);
+        double[] stranger = new double[DIM];
+        for (int j = 0; j < DIM; j++) {
+            stranger[j] = q.nextDouble();
+        }
+        int unknown = 0;
+        int known = 0;
+        for (int i = 0; i < 20; i++) {
+            float[] s = new float[DIM];
+            float[] k = new float[DIM];
+            for (int j = 0; j < DIM; j++) {
+                s[j] = (float) (stranger[j] + q.nextGaussian() * 0.1);
+                k[j] = (float) (centres[i % 3][j] + q.nextGaussian() * 0.1);
+            }
+            String a = http.toBlocking().retrieve(io.micronaut.http.HttpRequest.POST("/predict",
+                    Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", s)));
+            String b = http.toBlocking().retrieve(io.micronaut.http.HttpRequest.POST("/predict",
+                    Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", k)));
+            unknown += a.contains("\"label\"") ? 0 : 1;
+            known += b.contains("\"label\":\"" + people[i % 3] + "\"") ? 1 : 0;
+        }
+        System.out.printf("open set: %d/20 strangers unknown, %d/20 enrolled identified%n", unknown, known);
+        assertTrue(unknown >= 15, "strangers reported unknown: " + unknown + "/20");
+        assertTrue(known >= 18, "enrolled people identified: " + known + "/20");
 
         // Retraining changes state: refused without the right bearer token, accepted with it.
         String retrain = "/models/" + SITE + "/pca-test/PEEP/retrain";

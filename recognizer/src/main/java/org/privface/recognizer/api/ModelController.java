@@ -109,14 +109,8 @@ public class ModelController {
             }
         }
         float[] p = m.mlp().predictProba(new float[][] {req.vector()})[0];
-        int best = 0;
-        for (int c = 1; c < p.length; c++) {
-            if (p[c] > p[best]) {
-                best = c;
-            }
-        }
-        String label = p[best] >= settings.getUnknownThreshold() ? m.labels().get(best) : null;
-        return HttpResponse.ok(new Prediction(label, p[best], m.version()));
+        TrainedModel.Decision d = m.decide(req.vector(), p, settings.getUnknownThreshold(), settings.getOpenSetMargin());
+        return HttpResponse.ok(new Prediction(d.label(), d.confidence(), m.version()));
     }
 
     private ModelView view(TrainedModel m) {

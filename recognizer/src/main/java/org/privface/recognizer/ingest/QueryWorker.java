@@ -233,15 +233,11 @@ public class QueryWorker extends PollingWorker {
         float[][] proba = model.mlp().predictProba(x);
         Instant now = Instant.now();
         for (int i = 0; i < x.length; i++) {
-            int best = 0;
-            for (int c = 1; c < proba[i].length; c++) {
-                if (proba[i][c] > proba[i][best]) {
-                    best = c;
-                }
-            }
             PerturbedFace f = faces.get(i);
-            float confidence = Math.max(0f, Math.min(1f, proba[i][best]));
-            String label = confidence >= settings.getUnknownThreshold() ? model.labels().get(best) : null;
+            TrainedModel.Decision d = model.decide(x[i], proba[i], settings.getUnknownThreshold(),
+                    settings.getOpenSetMargin());
+            String label = d.label();
+            float confidence = d.confidence();
             sent.add(output.result(RecognitionResult.newBuilder()
                     .setSchemaVersion(WireLimits.SCHEMA_VERSION)
                     .setEventId(f.getEventId())

@@ -194,7 +194,7 @@ public class ModelRegistry {
         String version = "v" + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssSSS")
                 .withZone(java.time.ZoneOffset.UTC).format(Instant.now());
         TrainedModel m = new TrainedModel(key, version, mlp, snap.labels(), snap.x().length, Instant.now(),
-                correct / (double) fitted.length);
+                correct / (double) fitted.length, OpenSet.fit(snap.x(), snap.y(), snap.labels().size()));
         t.stop(Timer.builder("privface.recognizer.training").tag("site", key.site()).register(metrics));
         if (store != null) {
             try {

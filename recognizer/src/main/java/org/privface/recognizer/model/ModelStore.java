@@ -51,6 +51,11 @@ public final class ModelStore {
         p.setProperty("trainedAt", m.trainedAt().toString());
         p.setProperty("trainingAccuracy", Double.toString(m.trainingAccuracy()));
         p.setProperty("trainedBy", instanceId);
+        if (m.openSet() != null) {
+            for (int k = 0; k < m.labels().size(); k++) {
+                p.setProperty("openSet." + k, m.openSet().encode(k));
+            }
+        }
         try (OutputStream out = Files.newOutputStream(tmp.resolve(META))) {
             p.store(out, "privface recognizer model");
         }
@@ -113,9 +118,18 @@ public final class ModelStore {
     private TrainedModel read(ModelKey key, Path dir) throws IOException {
         Properties p = meta(dir);
         MlpModel mlp = MlpModel.load(dir);
-        return new TrainedModel(key, p.getProperty("version"), mlp, Arrays.asList(p.getProperty("labels").split(",")),
+        List<String> labels = Arrays.asList(p.getProperty("labels").split(","));
+        OpenSet openSet = null;
+        if (p.getProperty("openSet.0") != null) {
+            String[] lines = new String[labels.size()];
+            for (int k = 0; k < lines.length; k++) {
+                lines[k] = p.getProperty("openSet." + k);
+            }
+            openSet = OpenSet.decode(lines);
+        }
+        return new TrainedModel(key, p.getProperty("version"), mlp, labels,
                 Integer.parseInt(p.getProperty("trainingSize")), Instant.parse(p.getProperty("trainedAt")),
-                Double.parseDouble(p.getProperty("trainingAccuracy")));
+                Double.parseDouble(p.getProperty("trainingAccuracy")), openSet);
     }
 
     private static Properties meta(Path dir) throws IOException {
