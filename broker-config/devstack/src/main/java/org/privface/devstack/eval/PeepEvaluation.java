@@ -119,6 +119,9 @@ public final class PeepEvaluation {
             if (only.contains("attack")) {
                 eval.reconstructionAttack(nc);
             }
+            if (only.contains("train-time")) {
+                eval.trainingTime(nc);
+            }
         }
     }
 
@@ -251,6 +254,22 @@ public final class PeepEvaluation {
         Mat big = new Mat();
         Imgproc.resize(grid, big, new Size(grid.cols() * 2, grid.rows() * 2), 0, 0, Imgproc.INTER_NEAREST);
         Imgcodecs.imwrite(out.resolve("peep-" + name + "-reconstruction.png").toString(), big);
+    }
+
+    /** Wall time to train each MLP architecture once on this dataset's 70% split (clean projections). */
+    void trainingTime(int nc) {
+        StratifiedSplit split = StratifiedSplit.of(data.labels(), data.names().size(), 0.7, -1, 1);
+        EigenBasis basis = EigenBasis.fit(select(data.faces(), split.train()), nc, FaceCrops.WIDTH, FaceCrops.HEIGHT);
+        float[][] x = release(basis, null, split.train());
+        int[] y = Arrays.stream(split.train()).map(i -> data.labels()[i]).toArray();
+        for (String arch : List.of("small", "peep-paper")) {
+            MlpOptions o = arch.equals("small") ? MlpOptions.small() : MlpOptions.peepPaper();
+            long t0 = System.nanoTime();
+            try (MlpModel m = new MlpTrainer().train(x, y, data.names().size(), o)) {
+                System.err.printf(Locale.ROOT, "%s: training %s on %d x %d: %.1f s (%d epochs)%n", name, arch, x.length,
+                        nc, (System.nanoTime() - t0) / 1e9, o.epochs());
+            }
+        }
     }
 
     /** Inverts the [0,1] scaling of a released vector with the basis' fixed bounds (post-processing). */
