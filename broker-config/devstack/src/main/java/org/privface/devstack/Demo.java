@@ -195,7 +195,9 @@ public final class Demo {
                 o.enrollmentReleases(), enrolledImages, o.enrollmentReleases() / Math.max(1, enrolledImages),
                 epsFace * o.enrollmentReleases() / Math.max(1, enrolledImages));
         System.out.printf("records published:    %d%n", o.published().size());
-        System.out.printf("records recognized:   %d of %d queries%n", o.results().size(), queries);
+        long unknown = o.results().values().stream().filter(r -> r.getPredictedLabel() == null).count();
+        System.out.printf("records recognized:   %d of %d queries (%d answered \"unknown\")%n", o.results().size(), queries,
+                unknown);
         System.out.printf("accuracy:             %.1f%% (%d/%d); chance %.1f%%, majority class %.1f%%%n",
                 100.0 * o.accuracy(), o.correct(), queries, 100.0 / Math.max(1, o.people()),
                 100.0 * o.majority() / Math.max(1, queries));
