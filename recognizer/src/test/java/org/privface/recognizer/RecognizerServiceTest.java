@@ -223,6 +223,10 @@ class RecognizerServiceTest implements TestPropertyProvider {
         assertTrue(unknown >= 15, "strangers reported unknown: " + unknown + "/20");
         assertTrue(known >= 18, "enrolled people identified: " + known + "/20");
 
+        String sites = http.toBlocking().retrieve("/sites");
+        assertTrue(sites.contains("\"site\":\"" + SITE + "\"") && sites.contains("\"identified\":30")
+                && sites.contains("\"deadLetters\":1") && sites.contains("\"duplicates\":1"), sites);
+
         // Retraining changes state: refused without the right bearer token, accepted with it.
         String retrain = "/models/" + SITE + "/pca-test/PEEP/retrain";
         for (String auth : new String[] {null, "Bearer wrong", "s3cret"}) {
