@@ -34,6 +34,33 @@ public final class FaceRecords {
         return face;
     }
 
+    /**
+     * Decodes a record read from a per-site topic and checks it belongs there: an enrollment
+     * topic carries only ENROLLMENT records, a query topic only QUERY records, each of that site.
+     */
+    public static PerturbedFace decodeFromTopic(String topic, byte[] bytes) {
+        PerturbedFace f = decodeFace(bytes);
+        RecordKind expected = topic.endsWith(".enrollment") ? RecordKind.ENROLLMENT : RecordKind.QUERY;
+        if (f.getKind() != expected) {
+            throw new InvalidRecordException(f.getKind() + " record on " + expected + " topic " + topic);
+        }
+        String site = org.privface.wire.topics.Topics.siteOf(topic);
+        if (!f.getSiteId().equals(site)) {
+            throw new InvalidRecordException("record of site " + f.getSiteId() + " on site " + site + "'s topic");
+        }
+        return f;
+    }
+
+    /** The perturbed vector as a float array, for models. */
+    public static float[] vector(PerturbedFace f) {
+        List<Float> v = f.getVector();
+        float[] out = new float[v.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = v.get(i);
+        }
+        return out;
+    }
+
     public static byte[] encode(RecognitionResult result) {
         validate(result);
         return toBytes(() -> RecognitionResult.getEncoder().encode(result));

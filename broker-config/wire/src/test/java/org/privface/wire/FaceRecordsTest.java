@@ -108,6 +108,15 @@ class FaceRecordsTest {
     }
 
     @Test
+    void aRecordMustMatchTheTopicItWasReadFrom() {
+        byte[] query = FaceRecords.encode(face(4));
+        assertEquals(4, FaceRecords.decodeFromTopic("privface.site-1.query", query).getDimension());
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFromTopic("privface.site-1.enrollment", query));
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFromTopic("privface.site-2.query", query));
+        assertArrayEquals(new float[] {0f, 0.25f, 0.5f, 0.75f}, FaceRecords.vector(face(4)));
+    }
+
+    @Test
     void rejectsGarbageAndTruncatedBytes() {
         byte[] good = FaceRecords.encode(face(16));
         byte[] truncated = java.util.Arrays.copyOf(good, good.length / 2);

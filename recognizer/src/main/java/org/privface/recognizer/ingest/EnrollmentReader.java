@@ -24,7 +24,6 @@ import org.privface.recognizer.publish.RecognizerOutput;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.InvalidRecordException;
 import org.privface.wire.avro.PerturbedFace;
-import org.privface.wire.avro.RecordKind;
 import org.privface.wire.topics.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,15 +97,9 @@ public class EnrollmentReader extends PollingWorker {
     }
 
     private void handle(ConsumerRecord<String, byte[]> rec) {
-        String site = siteOf(rec.topic());
+        String site = Topics.siteOf(rec.topic());
         try {
-            PerturbedFace f = FaceRecords.decodeFace(rec.value());
-            if (f.getKind() != RecordKind.ENROLLMENT) {
-                throw new InvalidRecordException("QUERY record on an enrollment topic");
-            }
-            if (!f.getSiteId().equals(site)) {
-                throw new InvalidRecordException("record of site " + f.getSiteId() + " on site " + site + "'s topic");
-            }
+            PerturbedFace f = FaceRecords.decodeFromTopic(rec.topic(), rec.value());
             if (registry.addEnrollment(f)) {
                 metrics.counter("privface.recognizer.enrollments", "site", site).increment();
             } else {
@@ -114,12 +107,6 @@ public class EnrollmentReader extends PollingWorker {
             }
         } catch (InvalidRecordException e) {
             output.deadLetter(rec, e.getMessage());
-            metrics.counter("privface.recognizer.dead.letters", "site", site).increment();
-            LOG.warn("dead-lettered {}/{}@{}: {}", rec.topic(), rec.partition(), rec.offset(), e.getMessage());
         }
-    }
-
-    static String siteOf(String topic) {
-        return topic.substring("privface.".length(), topic.lastIndexOf('.'));
     }
 }

@@ -37,10 +37,7 @@ import org.privface.wire.InvalidRecordException;
 import org.privface.wire.WireLimits;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecognitionResult;
-import org.privface.wire.avro.RecordKind;
 import org.privface.wire.topics.Topics;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Answers query records of every site. Replicas share partitions through one consumer group.
@@ -50,7 +47,6 @@ import org.slf4j.LoggerFactory;
  */
 @Singleton
 public class QueryWorker extends PollingWorker {
-    private static final Logger LOG = LoggerFactory.getLogger(QueryWorker.class);
     private static final long RETRY_MS = 1_000;
     private static final int DEDUP_CAPACITY = 100_000;
 
@@ -173,20 +169,12 @@ public class QueryWorker extends PollingWorker {
         List<PerturbedFace> pending = new ArrayList<>();
         TrainedModel pendingModel = null;
         for (ConsumerRecord<String, byte[]> rec : recs) {
-            String site = EnrollmentReader.siteOf(rec.topic());
+            String site = Topics.siteOf(rec.topic());
             PerturbedFace f;
             try {
-                f = FaceRecords.decodeFace(rec.value());
-                if (f.getKind() != RecordKind.QUERY) {
-                    throw new InvalidRecordException("ENROLLMENT record on a query topic");
-                }
-                if (!f.getSiteId().equals(site)) {
-                    throw new InvalidRecordException("record of site " + f.getSiteId() + " on site " + site + "'s topic");
-                }
+                f = FaceRecords.decodeFromTopic(rec.topic(), rec.value());
             } catch (InvalidRecordException e) {
                 sent.add(output.deadLetter(rec, e.getMessage()));
-                metrics.counter("privface.recognizer.dead.letters", "site", site).increment();
-                LOG.warn("dead-lettered {}/{}@{}: {}", rec.topic(), rec.partition(), rec.offset(), e.getMessage());
                 continue;
             }
             if (seen.containsKey(f.getEventId())) {
@@ -201,7 +189,6 @@ public class QueryWorker extends PollingWorker {
             if (model.get().mlp().inputDim() != f.getDimension()) {
                 sent.add(output.deadLetter(rec, "dimension " + f.getDimension() + " does not match model input "
                         + model.get().mlp().inputDim()));
-                metrics.counter("privface.recognizer.dead.letters", "site", site).increment();
                 continue;
             }
             if (pendingModel != null && pendingModel != model.get()) {
@@ -222,14 +209,7 @@ public class QueryWorker extends PollingWorker {
         if (model == null || faces.isEmpty()) {
             return;
         }
-        float[][] x = new float[faces.size()][];
-        for (int i = 0; i < x.length; i++) {
-            List<Float> v = faces.get(i).getVector();
-            x[i] = new float[v.size()];
-            for (int j = 0; j < x[i].length; j++) {
-                x[i][j] = v.get(j);
-            }
-        }
+        float[][] x = faces.stream().map(FaceRecords::vector).toArray(float[][]::new);
         float[][] proba = model.mlp().predictProba(x);
         Instant now = Instant.now();
         for (int i = 0; i < x.length; i++) {

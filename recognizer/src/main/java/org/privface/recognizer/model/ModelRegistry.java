@@ -277,11 +277,7 @@ public class ModelRegistry {
             int[] y = new int[byEvent.size()];
             int i = 0;
             for (PerturbedFace f : byEvent.values()) {
-                List<Float> v = f.getVector();
-                x[i] = new float[v.size()];
-                for (int j = 0; j < v.size(); j++) {
-                    x[i][j] = v.get(j);
-                }
+                x[i] = org.privface.wire.FaceRecords.vector(f);
                 y[i] = labels.indexOf(f.getEnrollmentLabel());
                 i++;
             }

@@ -23,7 +23,12 @@ import org.privface.wire.topics.Topics;
 public class RecognizerOutput implements AutoCloseable {
     private final KafkaProducer<String, byte[]> producer;
 
-    public RecognizerOutput(@Property(name = "kafka.bootstrap.servers") String bootstrapServers) {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RecognizerOutput.class);
+    private final io.micrometer.core.instrument.MeterRegistry metrics;
+
+    public RecognizerOutput(@Property(name = "kafka.bootstrap.servers") String bootstrapServers,
+                            io.micrometer.core.instrument.MeterRegistry metrics) {
+        this.metrics = metrics;
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -37,8 +42,19 @@ public class RecognizerOutput implements AutoCloseable {
         return producer.send(new ProducerRecord<>(Topics.RESULTS, r.getCameraId(), FaceRecords.encode(r)));
     }
 
-    /** The original bytes, untouched, with where they came from and why they were refused. */
+    /**
+     * The original bytes, untouched, with where they came from and why they were refused; counted
+     * per site and logged (the reason, never the payload).
+     */
     public Future<RecordMetadata> deadLetter(ConsumerRecord<String, byte[]> rec, String reason) {
+        String site;
+        try {
+            site = Topics.siteOf(rec.topic());
+        } catch (IllegalArgumentException e) {
+            site = "unknown";
+        }
+        metrics.counter("privface.recognizer.dead.letters", "site", site).increment();
+        LOG.warn("dead-lettered {}/{}@{}: {}", rec.topic(), rec.partition(), rec.offset(), reason);
         ProducerRecord<String, byte[]> out = new ProducerRecord<>(Topics.DEAD_LETTER, rec.key(), rec.value());
         out.headers().add("privface.reason", reason.getBytes(StandardCharsets.UTF_8));
         out.headers().add("privface.source", (rec.topic() + "/" + rec.partition() + "@" + rec.offset())

@@ -39,6 +39,15 @@ public final class Topics {
         return "privface." + checkSite(site) + ".query";
     }
 
+    /** The site a per-site topic belongs to: {@code privface.<site>.query} gives {@code <site>}. */
+    public static String siteOf(String topic) {
+        int last = topic.lastIndexOf('.');
+        if (!topic.startsWith("privface.") || last <= "privface.".length()) {
+            throw new IllegalArgumentException("not a per-site topic: " + topic);
+        }
+        return topic.substring("privface.".length(), last);
+    }
+
     /** Site ids become part of topic names, so they must not contain dots. */
     public static String checkSite(String site) {
         if (site == null || !SITE.matcher(site).matches()) {

@@ -26,6 +26,9 @@ class TopicsTest {
         assertTrue(Topics.ALL_QUERY.matcher(Topics.query("north")).matches());
         assertTrue(Topics.ALL_ENROLLMENT.matcher(Topics.enrollment("north")).matches());
         assertTrue(!Topics.ALL_QUERY.matcher(Topics.enrollment("north")).matches());
+        assertEquals("north", Topics.siteOf(Topics.query("north")));
+        assertEquals("south", Topics.siteOf(Topics.enrollment("south")));
+        assertThrows(IllegalArgumentException.class, () -> Topics.siteOf(Topics.RESULTS));
     }
 
     @Test
