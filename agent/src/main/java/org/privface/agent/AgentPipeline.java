@@ -6,12 +6,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,6 +21,7 @@ import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.runtime.server.event.ServerStartupEvent;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.privface.agent.capture.Frame;
 import org.privface.agent.capture.FrameSource;
@@ -57,6 +55,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private final AtomicBoolean stopping = new AtomicBoolean(false);
     private final AtomicLong facesDetected = new AtomicLong();
     private final AtomicLong published = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
     private volatile Thread worker;
 
     public AgentPipeline(AgentSettings settings, @Property(name = "kafka.bootstrap.servers") String bootstrapServers,
@@ -131,7 +130,18 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
 
         try (FacePublisher publisher = new FacePublisher(bootstrapServers, settings.getSiteId(), new Properties());
              Ledger ledger = new Ledger(settings.getLedger())) {
-            List<CompletableFuture<?>> inFlight = new ArrayList<>();
+            // Counts each acknowledged release, or the failure; no per-record future is kept, so a
+            // camera that streams for months holds no growing list.
+            java.util.function.Function<Release, java.util.function.BiConsumer<Object, Throwable>> acked =
+                    rel -> (md, error) -> {
+                        if (error != null) {
+                            failed.incrementAndGet();
+                        } else {
+                            published.incrementAndGet();
+                            sent.increment();
+                            spent.record(rel.epsilonPerFace());
+                        }
+                    };
             if (enroll != null && settings.isPublishEnrollments()) {
                 for (int i = 0; i < enroll.size() && !stopping.get(); i++) {
                     String label = enroll.names().get(enroll.labels()[i]);
@@ -140,11 +150,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                     for (int r = 0; r < settings.getEnrollReleases(); r++) {
                         Release rel = peep.perturb(enroll.faces()[i]);
                         PerturbedFace rec = publisher.record(rel, "enrollment", track, Instant.now(), label);
-                        inFlight.add(publisher.send(rec).thenRun(() -> {
-                            published.incrementAndGet();
-                            sent.increment();
-                            spent.record(rel.epsilonPerFace());
-                        }));
+                        publisher.send(rec).whenComplete(acked.apply(rel));
                     }
                 }
                 LOG.info("enrollment: {} faces of {} people, {} release(s) each", enroll.size(), enroll.names().size(),
@@ -155,22 +161,26 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                     Optional<Frame> next;
                     while (!stopping.get() && (next = source.next()).isPresent()) {
                         try (Frame frame = next.get()) {
-                            for (Rect box : detector.detect(frame.image())) {
-                                Optional<double[]> face = FaceCrops.crop(frame.image(), box);
-                                if (face.isEmpty()) {
-                                    continue;
+                            // One grey conversion per frame, shared by detection and every crop.
+                            Mat grey = FaceCrops.grey(frame.image());
+                            try {
+                                for (Rect box : detector.detect(grey)) {
+                                    Optional<double[]> face = FaceCrops.crop(grey, box);
+                                    if (face.isEmpty()) {
+                                        continue;
+                                    }
+                                    facesDetected.incrementAndGet();
+                                    detected.increment();
+                                    Release rel = peep.perturb(face.get());
+                                    PerturbedFace rec = publisher.record(rel, settings.getCameraId(),
+                                            "track-" + UUID.randomUUID(), frame.capturedAt(), null);
+                                    ledger.write(rec.getEventId(), frame.origin());
+                                    publisher.send(rec).whenComplete(acked.apply(rel));
                                 }
-                                facesDetected.incrementAndGet();
-                                detected.increment();
-                                Release rel = peep.perturb(face.get());
-                                PerturbedFace rec = publisher.record(rel, settings.getCameraId(),
-                                        "track-" + UUID.randomUUID(), frame.capturedAt(), null);
-                                ledger.write(rec.getEventId(), frame.origin());
-                                inFlight.add(publisher.send(rec).thenRun(() -> {
-                                    published.incrementAndGet();
-                                    sent.increment();
-                                    spent.record(rel.epsilonPerFace());
-                                }));
+                            } finally {
+                                if (grey != frame.image()) {
+                                    grey.release();
+                                }
                             }
                         }
                     }
@@ -179,8 +189,11 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                     }
                 }
             }
+            // flush() returns once every send so far has been acknowledged or has failed.
             publisher.flush();
-            CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).join();
+        }
+        if (failed.get() > 0) {
+            throw new IllegalStateException(failed.get() + " records could not be published");
         }
         LOG.info("done: {} faces detected in frames, {} records published", facesDetected.get(), published.get());
     }

@@ -11,15 +11,44 @@ public final class PeepMechanism {
     private final SensitivityMode mode;
     private final double epsilon;
     private final SecureLaplace laplace;
+    /** What one release costs, fixed by mode, ε and basis: stated in every record, computed once. */
+    private final double epsilonPerCoordinate;
+    private final double epsilonPerFace;
+    private final double noiseScale;
 
     /**
-     * @param epsilon per face in {@link SensitivityMode#VECTOR}, per coordinate in the paper modes
+     * @param epsilon per face in the per-face modes, per coordinate (or pixel) in the paper modes
      */
     public PeepMechanism(EigenBasis basis, SensitivityMode mode, double epsilon, SecureLaplace laplace) {
         this.basis = basis;
         this.mode = mode;
         this.epsilon = Privacy.checkEpsilon(epsilon);
         this.laplace = laplace;
+        int nc = basis.dimension();
+        int d = basis.width() * basis.height();
+        switch (mode) {
+            case VECTOR -> {
+                epsilonPerCoordinate = epsilon / nc;
+                epsilonPerFace = epsilon;
+                noiseScale = nc / epsilon;
+            }
+            case L1_CLIP -> {
+                epsilonPerCoordinate = epsilon / nc;
+                epsilonPerFace = epsilon;
+                noiseScale = 2 * basis.l1Radius() / epsilon;
+            }
+            case PAPER_PCA -> {
+                epsilonPerCoordinate = epsilon;
+                epsilonPerFace = nc * epsilon;
+                noiseScale = 1.0 / epsilon;
+            }
+            case PAPER_PIXEL -> {
+                epsilonPerCoordinate = epsilon;
+                epsilonPerFace = d * epsilon;
+                noiseScale = 1.0 / epsilon;
+            }
+            default -> throw new IllegalArgumentException("unsupported mode " + mode);
+        }
     }
 
     /** Perturbs one face given as pixels in [0,1], row-major, at the basis' size. */
@@ -30,7 +59,7 @@ public final class PeepMechanism {
                 double[] scaled = basis.clampAndScale(basis.project(facePixels));
                 // [0,1]^nc has L1 diameter nc: the sensitivity holds by construction of the clamp.
                 double[] noisy = laplace.addNoise(scaled, nc, epsilon);
-                yield new Release(noisy, mode, epsilon / nc, epsilon, nc / epsilon, basis.id());
+                yield release(noisy);
             }
             case L1_CLIP -> {
                 double[] c = basis.project(facePixels);
@@ -46,7 +75,7 @@ public final class PeepMechanism {
                     }
                 }
                 double[] noisy = laplace.addNoise(c, 2 * c1, epsilon);
-                yield new Release(noisy, mode, epsilon / nc, epsilon, 2 * c1 / epsilon, basis.id());
+                yield release(noisy);
             }
             case PAPER_PIXEL -> {
                 // Pixels are already in [0,1]; centring keeps each one in a range of width 1.
@@ -59,16 +88,18 @@ public final class PeepMechanism {
                 for (int j = 0; j < noisyPixels.length; j++) {
                     noisyPixels[j] += mean[j];
                 }
-                double[] coords = basis.clampAndScale(basis.project(noisyPixels));
-                int d = facePixels.length;
-                yield new Release(coords, mode, epsilon, d * epsilon, 1.0 / epsilon, basis.id());
+                yield release(basis.clampAndScale(basis.project(noisyPixels)));
             }
             case PAPER_PCA -> {
                 double[] scaled = basis.clampAndScale(basis.project(facePixels));
                 double[] noisy = laplace.addNoisePerCoordinate(scaled, 1.0, epsilon);
-                yield new Release(noisy, mode, epsilon, nc * epsilon, 1.0 / epsilon, basis.id());
+                yield release(noisy);
             }
         };
+    }
+
+    private Release release(double[] noisy) {
+        return new Release(noisy, mode, epsilonPerCoordinate, epsilonPerFace, noiseScale, basis.id());
     }
 
     public EigenBasis basis() {
@@ -81,10 +112,11 @@ public final class PeepMechanism {
 
     /** ε one release spends on a whole face. */
     public double epsilonPerFace() {
-        return switch (mode) {
-            case VECTOR, L1_CLIP -> epsilon;
-            case PAPER_PCA -> basis.dimension() * epsilon;
-            case PAPER_PIXEL -> (double) basis.width() * basis.height() * epsilon;
-        };
+        return epsilonPerFace;
+    }
+
+    /** ε each released coordinate (or, in paper-pixel, each pixel) receives. */
+    public double epsilonPerCoordinate() {
+        return epsilonPerCoordinate;
     }
 }

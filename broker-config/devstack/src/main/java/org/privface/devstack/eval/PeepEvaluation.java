@@ -323,7 +323,7 @@ public final class PeepEvaluation {
             }
             if (peep != null) {
                 epsFace = peep.epsilonPerFace();
-                epsCoord = peep.perturb(data.faces()[0]).epsilonPerCoordinate();
+                epsCoord = peep.epsilonPerCoordinate();
             }
             progress.step(name + " " + (mode == null ? "none" : mode.wireName()) + " eps=" + fmt(epsilon) + " nc=" + nc
                     + (perPerson > 0 ? " k=" + perPerson : ""));
