@@ -135,12 +135,14 @@ public final class FaceDatasets {
         return n.endsWith(".png") || n.endsWith(".jpg") || n.endsWith(".jpeg") || n.endsWith(".pgm") || n.endsWith(".bmp");
     }
 
+    private static final java.util.regex.Pattern RUNS = java.util.regex.Pattern.compile("\\d+|\\D+");
+
     /** s2 before s10: numbers inside names compare as numbers. */
     static java.util.Comparator<Path> naturalOrder() {
         Function<Path, String> key = p -> {
             String n = p.getFileName().toString();
             StringBuilder sb = new StringBuilder();
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\d+|\\D+").matcher(n);
+            java.util.regex.Matcher m = RUNS.matcher(n);
             while (m.find()) {
                 String part = m.group();
                 sb.append(Character.isDigit(part.charAt(0)) ? String.format("%012d", Long.parseLong(part.length() > 12 ? part.substring(0, 12) : part)) : part);

@@ -158,10 +158,10 @@ public final class Demo {
             originOf.put(line.substring(0, comma), line.substring(comma + 1));
         }
         Map<String, PerturbedFace> published = readAll(bootstrap, List.of(Topics.enrollment(SITE), Topics.query(SITE)),
-                -1, Duration.ofSeconds(10), PerturbedFace.class);
+                -1, Duration.ofSeconds(10), FaceRecords::decodeFace, PerturbedFace::getEventId);
         long enrolled = published.values().stream().filter(f -> f.getEnrollmentLabel() != null).count();
         Map<String, RecognitionResult> results = readAll(bootstrap, List.of(Topics.RESULTS), originOf.size(),
-                Duration.ofSeconds(90), RecognitionResult.class);
+                Duration.ofSeconds(90), FaceRecords::decodeResult, RecognitionResult::getEventId);
 
         int correct = 0;
         Map<String, Integer> perPerson = new HashMap<>();
@@ -206,7 +206,8 @@ public final class Demo {
 
     /** Reads records of one type from the start of topics until {@code expected} are in, or quiet/timeout. */
     private static <T> Map<String, T> readAll(String bootstrap, List<String> topics, int expected, Duration timeout,
-                                              Class<T> type) {
+                                              java.util.function.Function<byte[], T> decode,
+                                              java.util.function.Function<T, String> eventId) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -222,13 +223,8 @@ public final class Demo {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    if (type == PerturbedFace.class) {
-                        PerturbedFace f = FaceRecords.decodeFace(r.value());
-                        out.put(f.getEventId(), type.cast(f));
-                    } else {
-                        RecognitionResult res = FaceRecords.decodeResult(r.value());
-                        out.put(res.getEventId(), type.cast(res));
-                    }
+                    T record = decode.apply(r.value());
+                    out.put(eventId.apply(record), record);
                 }
                 boolean caughtUp = tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp));
                 if (expected < 0 ? caughtUp : out.size() >= expected) {

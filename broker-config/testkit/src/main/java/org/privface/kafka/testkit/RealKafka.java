@@ -1,10 +1,5 @@
 package org.privface.kafka.testkit;
 
-import java.util.Properties;
-
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 
@@ -26,24 +21,6 @@ public final class RealKafka {
     /** A running broker's bootstrap servers, starting it on first call. */
     public static String bootstrapServers() {
         return broker().bootstrapServers();
-    }
-
-    /** Which implementation is running, for test logs. */
-    public static String description() {
-        return broker().description();
-    }
-
-    /** Creates a topic if it does not exist, with one replica. */
-    public static void createTopic(String name, int partitions) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        try (Admin admin = Admin.create(p)) {
-            if (!admin.listTopics().names().get().contains(name)) {
-                admin.createTopics(java.util.List.of(new NewTopic(name, partitions, (short) 1))).all().get();
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot create topic " + name, e);
-        }
     }
 
     private static Broker broker() {
