@@ -41,7 +41,11 @@ public final class FaceDatasets {
      * whole image is resized to 47×62.
      */
     public static LabelledFaces orl(Path root) throws IOException {
-        return load(root, "pgm", p -> Optional.of(FaceCrops.resizeToUnitPixels(Pgm.read(p))));
+        return orl(root, FaceCrops.Shape.PEEP);
+    }
+
+    public static LabelledFaces orl(Path root, FaceCrops.Shape shape) throws IOException {
+        return load(root, "pgm", p -> Optional.of(FaceCrops.resizeToUnitPixels(Pgm.read(p), shape)));
     }
 
     /**
@@ -49,6 +53,15 @@ public final class FaceDatasets {
      * 47–103, resized to 47×62.
      */
     public static LabelledFaces lfw(Path root) throws IOException {
+        return lfw(root, FaceCrops.Shape.PEEP);
+    }
+
+    /** LFW at another shape: the same rows, with columns widened about the same centre to the shape's aspect. */
+    public static LabelledFaces lfw(Path root, FaceCrops.Shape shape) throws IOException {
+        int rows = 117 - 42;
+        int cols = (int) Math.round(rows * (double) shape.width() / shape.height());
+        int x = shape.equals(FaceCrops.Shape.PEEP) ? 47 : 75 - cols / 2;
+        int w = shape.equals(FaceCrops.Shape.PEEP) ? 103 - 47 : cols;
         return load(root, "jpg", p -> {
             Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_GRAYSCALE);
             if (img.empty()) {
@@ -57,8 +70,8 @@ public final class FaceDatasets {
             if (img.cols() != 150 || img.rows() != 150) {
                 throw new IOException(p + ": expected 150x150 funneled LFW, got " + img.cols() + "x" + img.rows());
             }
-            Mat crop = img.submat(new Rect(47, 42, 103 - 47, 117 - 42));
-            double[] v = FaceCrops.resizeToUnitPixels(crop);
+            Mat crop = img.submat(new Rect(x, 42, w, rows));
+            double[] v = FaceCrops.resizeToUnitPixels(crop, shape);
             crop.release();
             img.release();
             return Optional.of(v);
@@ -70,6 +83,10 @@ public final class FaceDatasets {
      * image). Images with no face that fits are skipped.
      */
     public static LabelledFaces detected(Path root, FaceDetector detector) throws IOException {
+        return detected(root, detector, FaceCrops.Shape.PEEP);
+    }
+
+    public static LabelledFaces detected(Path root, FaceDetector detector, FaceCrops.Shape shape) throws IOException {
         return load(root, null, p -> {
             Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_COLOR);
             if (img.empty()) {
@@ -77,7 +94,7 @@ public final class FaceDatasets {
             }
             try {
                 List<Rect> faces = detector.detect(img);
-                return faces.isEmpty() ? Optional.empty() : FaceCrops.crop(img, faces.get(0));
+                return faces.isEmpty() ? Optional.empty() : FaceCrops.crop(img, faces.get(0), shape);
             } finally {
                 img.release();
             }

@@ -9,23 +9,38 @@ import org.opencv.core.Size;
 import org.opencv.imgproc.Imgproc;
 
 /**
- * Turns a detection into the fixed-size grey face vector PEEP works on: 47 wide by 62 high, the
- * resolution the PEEP paper uses on LFW. Pixels stay in memory only.
+ * Turns a detection into a fixed-size grey face vector: 47 wide by 62 high for PEEP (the
+ * resolution its paper uses on LFW), 64×64 for RDP (a power of two, so every Haar level
+ * divides it). Pixels stay in memory only.
  */
 public final class FaceCrops {
     public static final int WIDTH = 47;
     public static final int HEIGHT = 62;
 
+    /** A crop size in pixels. */
+    public record Shape(int width, int height) {
+        public static final Shape PEEP = new Shape(WIDTH, HEIGHT);
+        public static final Shape RDP = new Shape(64, 64);
+
+        public int pixels() {
+            return width * height;
+        }
+    }
+
     private FaceCrops() {
     }
 
+    public static Optional<double[]> crop(Mat frame, Rect face) {
+        return crop(frame, face, Shape.PEEP);
+    }
+
     /**
-     * Crops a face box, widened vertically to the 47:62 aspect ratio, then grey, resizes and
+     * Crops a face box, stretched vertically to the shape's aspect ratio, then grey, resizes and
      * equalizes it. Empty when the box does not fit inside the frame: a clipped face would be a
      * different face to the basis, so it is dropped rather than published as garbage.
      */
-    public static Optional<double[]> crop(Mat frame, Rect face) {
-        int h = (int) Math.round(face.width * (double) HEIGHT / WIDTH);
+    public static Optional<double[]> crop(Mat frame, Rect face, Shape shape) {
+        int h = (int) Math.round(face.width * (double) shape.height() / shape.width());
         int y = face.y + face.height / 2 - h / 2;
         Rect box = new Rect(face.x, y, face.width, h);
         if (box.x < 0 || box.y < 0 || box.x + box.width > frame.cols() || box.y + box.height > frame.rows()) {
@@ -34,8 +49,8 @@ public final class FaceCrops {
         Mat grey = grey(frame);
         Mat roi = grey.submat(box);
         Mat small = new Mat();
-        Imgproc.resize(roi, small, new Size(WIDTH, HEIGHT), 0, 0, Imgproc.INTER_AREA);
-        double[] v = toUnitPixels(small);
+        Imgproc.resize(roi, small, new Size(shape.width(), shape.height()), 0, 0, Imgproc.INTER_AREA);
+        double[] v = toUnitPixels(small, shape);
         small.release();
         roi.release();
         if (grey != frame) {
@@ -44,14 +59,18 @@ public final class FaceCrops {
         return Optional.of(v);
     }
 
-    /** An 8-bit grey image of exactly WIDTH×HEIGHT, equalized, as row-major pixels in [0,1]. */
     public static double[] toUnitPixels(Mat grey8) {
-        if (grey8.cols() != WIDTH || grey8.rows() != HEIGHT || grey8.type() != CvType.CV_8UC1) {
-            throw new IllegalArgumentException("expected an 8-bit grey " + WIDTH + "x" + HEIGHT + " image");
+        return toUnitPixels(grey8, Shape.PEEP);
+    }
+
+    /** An 8-bit grey image of exactly the shape's size, equalized, as row-major pixels in [0,1]. */
+    public static double[] toUnitPixels(Mat grey8, Shape shape) {
+        if (grey8.cols() != shape.width() || grey8.rows() != shape.height() || grey8.type() != CvType.CV_8UC1) {
+            throw new IllegalArgumentException("expected an 8-bit grey " + shape.width() + "x" + shape.height() + " image");
         }
         Mat eq = new Mat();
         Imgproc.equalizeHist(grey8, eq);
-        byte[] raw = new byte[WIDTH * HEIGHT];
+        byte[] raw = new byte[shape.pixels()];
         eq.get(0, 0, raw);
         eq.release();
         double[] v = new double[raw.length];
@@ -71,11 +90,11 @@ public final class FaceCrops {
         return grey;
     }
 
-    /** Resizes an arbitrary grey crop to WIDTH×HEIGHT pixels in [0,1]; used by dataset loaders. */
-    public static double[] resizeToUnitPixels(Mat grey8) {
+    /** Resizes an arbitrary grey crop to the shape, pixels in [0,1]; used by dataset loaders. */
+    public static double[] resizeToUnitPixels(Mat grey8, Shape shape) {
         Mat small = new Mat();
-        Imgproc.resize(grey8, small, new Size(WIDTH, HEIGHT), 0, 0, Imgproc.INTER_AREA);
-        double[] v = toUnitPixels(small);
+        Imgproc.resize(grey8, small, new Size(shape.width(), shape.height()), 0, 0, Imgproc.INTER_AREA);
+        double[] v = toUnitPixels(small, shape);
         small.release();
         return v;
     }

@@ -297,6 +297,11 @@ public final class EigenBasis {
     }
 
     /** Mean face, pixels in [0,1]. */
+    /** Eigenface k, unit length, at the basis' size. */
+    public double[] component(int k) {
+        return components[k].clone();
+    }
+
     public double[] mean() {
         return mean.clone();
     }

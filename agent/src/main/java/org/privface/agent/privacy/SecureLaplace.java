@@ -77,6 +77,36 @@ public final class SecureLaplace {
         return onGrid(x, g, t);
     }
 
+    /**
+     * Coordinate k gets Laplace(b_k) with its own sensitivity Δ_k, i.e. ε_k = Δ_k / b_k, each on
+     * its own power-of-two grid; the vector spends Σ ε_k by basic composition. Used where scales
+     * differ per coordinate (RDP's ranked coefficients).
+     */
+    public double[] addNoiseScaled(double[] x, double[] sensitivities, double[] scales) {
+        if (sensitivities.length != x.length || scales.length != x.length) {
+            throw new IllegalArgumentException("need one sensitivity and one scale per coordinate");
+        }
+        byte[] bytes = new byte[8 * x.length];
+        random.nextBytes(bytes);
+        java.nio.ByteBuffer bits = java.nio.ByteBuffer.wrap(bytes);
+        double[] out = new double[x.length];
+        for (int i = 0; i < x.length; i++) {
+            double eps = Privacy.checkSensitivity(sensitivities[i]) / Privacy.checkSensitivity(scales[i]);
+            double g = granularity(scales[i]);
+            double t = g * eps / (sensitivities[i] + g);
+            if (!Double.isFinite(x[i])) {
+                throw new IllegalArgumentException("coordinate " + i + " is not finite");
+            }
+            out[i] = (Math.round(x[i] / g) + twoSidedGeometric(t, bits.getLong())) * g;
+        }
+        return out;
+    }
+
+    /** A uniform double in (0, 1] from the secure generator, for mechanisms' discrete choices. */
+    public double uniform() {
+        return ((random.nextLong() >>> 11) + 1) * TWO_POW_MINUS_53;
+    }
+
     /** Rounds each coordinate to the grid g and adds discrete Laplace(t) steps of g. */
     private double[] onGrid(double[] x, double g, double t) {
         // One bulk draw per vector: a lock and a DRBG call per coordinate would dominate the cost.

@@ -1,0 +1,116 @@
+package org.privface.agent.privacy.rdp;
+
+import java.util.Arrays;
+
+import org.privface.agent.privacy.EigenBasis;
+import org.privface.agent.privacy.HaarWavelet;
+
+/**
+ * Everything RDP precomputes per basis: the Haar transform, the eigenface feature map
+ * F = Uᵀ(x − μ), and the weights w_ik = ∂F_i/∂C_k. Because x = Hᵀ C, the weights are
+ * W = Uᵀ Hᵀ, whose row i is the forward Haar transform of eigenface i (H is orthonormal).
+ * Nothing here depends on a face being perturbed: ranges are fixed from the fitting faces.
+ */
+public final class RdpBasis {
+    private final HaarWavelet wavelet;
+    private final EigenBasis eigen;
+    /** W, nc × d, row-major by feature. */
+    private final double[][] weights;
+    /** w̃_k = ‖W[:,k]‖₂ / max_j ‖W[:,j]‖₂: coefficient k's influence on the feature vector, in (0, 1]. */
+    private final double[] influence;
+    /** ω_k = ‖W[:,k]‖₂²: the feature noise energy one unit of noise on coefficient k causes. */
+    private final double[] omega;
+    /** Δ_k = ‖ψ_k‖₁, the range of coefficient k over all images with pixels in [0, 1] (2^level for Haar). */
+    private final double[] sensitivity;
+    /** Per-coefficient clamp range from the fitting faces, for STRICT. */
+    private final double[] lower;
+    private final double[] upper;
+    /** H μ: the mean face's coefficients, used where STRICT releases nothing. */
+    private final double[] meanCoefficients;
+    /** Coefficients by descending influence: a public ranking that no face can change. */
+    private final int[] byInfluence;
+
+    private RdpBasis(HaarWavelet wavelet, EigenBasis eigen, double[][] faces) {
+        this.wavelet = wavelet;
+        this.eigen = eigen;
+        int nc = eigen.dimension();
+        int d = eigen.width() * eigen.height();
+        weights = new double[nc][];
+        for (int i = 0; i < nc; i++) {
+            weights[i] = wavelet.forward(eigen.component(i));
+        }
+        omega = new double[d];
+        for (double[] row : weights) {
+            for (int k = 0; k < d; k++) {
+                omega[k] += row[k] * row[k];
+            }
+        }
+        double max = Arrays.stream(omega).max().orElseThrow();
+        influence = new double[d];
+        for (int k = 0; k < d; k++) {
+            influence[k] = Math.sqrt(omega[k] / max);
+        }
+        sensitivity = new double[d];
+        double[] unit = new double[d];
+        for (int k = 0; k < d; k++) {
+            unit[k] = 1;
+            double l1 = 0;
+            for (double v : wavelet.inverse(unit)) {
+                l1 += Math.abs(v);
+            }
+            unit[k] = 0;
+            sensitivity[k] = l1;
+        }
+        lower = new double[d];
+        upper = new double[d];
+        Arrays.fill(lower, Double.POSITIVE_INFINITY);
+        Arrays.fill(upper, Double.NEGATIVE_INFINITY);
+        for (double[] f : faces) {
+            double[] c = wavelet.forward(f);
+            for (int k = 0; k < d; k++) {
+                lower[k] = Math.min(lower[k], c[k]);
+                upper[k] = Math.max(upper[k], c[k]);
+            }
+        }
+        for (int k = 0; k < d; k++) {
+            // A coefficient constant over the fitting faces still needs a positive range to noise.
+            if (upper[k] - lower[k] < 1e-6) {
+                upper[k] = lower[k] + 1e-6;
+            }
+        }
+        meanCoefficients = wavelet.forward(eigen.mean());
+        byInfluence = java.util.stream.IntStream.range(0, d).boxed()
+                .sorted((a, b) -> Double.compare(omega[b], omega[a])).mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * Fits nc eigenfaces and the clamp ranges to faces of width × height pixels in [0, 1].
+     *
+     * @param levels Haar levels; both sides must be divisible by 2^levels
+     */
+    public static RdpBasis fit(double[][] faces, int nc, int width, int height, int levels) {
+        HaarWavelet w = new HaarWavelet(width, height, levels);
+        return new RdpBasis(w, EigenBasis.fit(faces, nc, width, height), faces);
+    }
+
+    public HaarWavelet wavelet() { return wavelet; }
+    public EigenBasis eigen() { return eigen; }
+    public int size() { return influence.length; }
+    public double influence(int k) { return influence[k]; }
+    public double omega(int k) { return omega[k]; }
+    public double sensitivity(int k) { return sensitivity[k]; }
+    public double lower(int k) { return lower[k]; }
+    public double upper(int k) { return upper[k]; }
+    public double meanCoefficient(int k) { return meanCoefficients[k]; }
+    /** The k-th most influential coefficient's index. */
+    public int rankedByInfluence(int r) { return byInfluence[r]; }
+
+    /** w_ik for feature i and coefficient k. */
+    public double weight(int i, int k) {
+        return weights[i][k];
+    }
+
+    public String id() {
+        return "rdp-" + wavelet.levels() + "-" + eigen.id();
+    }
+}
