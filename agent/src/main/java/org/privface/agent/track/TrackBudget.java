@@ -1,0 +1,174 @@
+package org.privface.agent.track;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.privface.agent.privacy.Privacy;
+
+/**
+ * The per-track privacy ledger: decides whether a detection may be released and at what ε.
+ *
+ * <p>Guarantee: ε_track per appearance per window. A track's window starts at its first grant; once the window has
+ * elapsed the track gets a fresh allowance. A person who leaves and comes back is a new track with a new
+ * allowance: per-track accounting cannot link appearances (that would need recognition, which is what we protect
+ * against), so this is a limit of the design, not a bug.
+ *
+ * <p>Spending is recorded when a grant is made, before the noise is drawn, so a crash can only under-release.
+ * Composition is basic (plain sum of pure ε-DP releases) and lives in {@link #compose} alone. When the ledger is
+ * full, tracks whose window has elapsed are dropped (they would get a fresh allowance anyway); if none has, a new
+ * track is refused rather than evicting live state, which would reset someone's budget. Thread-safe.
+ */
+public final class TrackBudget {
+
+    public static final int DEFAULT_MAX_TRACKS = 4096;
+
+    /**
+     * One permitted release.
+     *
+     * @param releaseIndex         1-based index of this release within the track's window
+     * @param epsilonSpentInWindow composed ε of the window, this release included
+     * @param epsilonBudget        the track cap ε_track
+     */
+    public record Grant(String trackId, double epsilonForThisRelease, int releaseIndex, double epsilonSpentInWindow,
+                        double epsilonBudget, Instant windowStart, String policy) {
+    }
+
+    /** Counters since start; one ledger has one policy, so these are that policy's counters. */
+    public record Stats(String policy, long grants, long refusals, long refusedForCapacity, double epsilonSpent,
+                        int tracksHeld) {
+    }
+
+    private static final class Account {
+        Instant windowStart;
+        int releases;
+        double spent;
+        boolean everGranted;
+        long lastGrantFrame;
+    }
+
+    private final BudgetPolicy policy;
+    private final double epsilonTrack;
+    private final double epsilonPerRelease;
+    private final Duration window;
+    private final int maxTracks;
+    private final Map<String, Account> accounts = new HashMap<>();
+    private long grants;
+    private long refusals;
+    private long refusedForCapacity;
+    private double epsilonSpent;
+
+    public TrackBudget(BudgetPolicy policy, double epsilonTrack, Duration window) {
+        this(policy, epsilonTrack, window, DEFAULT_MAX_TRACKS);
+    }
+
+    public TrackBudget(BudgetPolicy policy, double epsilonTrack, Duration window, int maxTracks) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.epsilonTrack = Privacy.checkEpsilon(epsilonTrack);
+        policy.checkFor(epsilonTrack);
+        this.epsilonPerRelease = policy.epsilonPerRelease(epsilonTrack);
+        Objects.requireNonNull(window, "window");
+        if (window.isNegative() || window.isZero()) {
+            throw new IllegalArgumentException("budget window must be positive, was " + window);
+        }
+        if (maxTracks < 1) {
+            throw new IllegalArgumentException("maxTracks must be >= 1, was " + maxTracks);
+        }
+        this.window = window;
+        this.maxTracks = maxTracks;
+    }
+
+    /**
+     * Composed ε of a window after one more release: basic composition, the plain sum. The single place to swap
+     * in a tighter accountant.
+     */
+    public static double compose(double epsilonSpentSoFar, double epsilonNext) {
+        return epsilonSpentSoFar + epsilonNext;
+    }
+
+    /**
+     * Asks to release the detection of {@code trackId} seen in its {@code frameIndexInTrack}-th frame (as
+     * {@link IouTracker.Tracked#framesSeen()}). A grant is recorded as spent before it is returned.
+     */
+    public synchronized Optional<Grant> request(String trackId, long frameIndexInTrack, Instant now) {
+        Objects.requireNonNull(trackId, "trackId");
+        Objects.requireNonNull(now, "now");
+        if (frameIndexInTrack < 0) {
+            throw new IllegalArgumentException("frameIndexInTrack must be >= 0, was " + frameIndexInTrack);
+        }
+        Account a = accounts.get(trackId);
+        if (a == null) {
+            if (accounts.size() >= maxTracks) {
+                accounts.values().removeIf(x -> windowElapsed(x, now));
+            }
+            if (accounts.size() >= maxTracks) {
+                refusals++;
+                refusedForCapacity++;
+                return Optional.empty();
+            }
+            a = new Account();
+        } else if (windowElapsed(a, now)) {
+            a.windowStart = null;
+            a.releases = 0;
+            a.spent = 0;
+        }
+
+        // Spacing carries across windows: it is a rate per track, not part of the allowance.
+        boolean spaced = !a.everGranted || frameIndexInTrack - a.lastGrantFrame >= policy.minFrameSpacing();
+        double composed = compose(a.spent, epsilonPerRelease);
+        int index = a.releases + 1;
+        if (!spaced || index > policy.maxReleasesPerWindow() || composed > epsilonTrack + roundingSlack(index)) {
+            refusals++;
+            return Optional.empty();
+        }
+
+        if (a.windowStart == null) {
+            a.windowStart = now;
+        }
+        a.releases = index;
+        a.spent = composed;
+        a.everGranted = true;
+        a.lastGrantFrame = frameIndexInTrack;
+        accounts.putIfAbsent(trackId, a);
+        grants++;
+        epsilonSpent += epsilonPerRelease;
+        return Optional.of(new Grant(trackId, epsilonPerRelease, index, composed, epsilonTrack, a.windowStart,
+                policy.name()));
+    }
+
+    /** Drops an ended track. Only for tracks that will never be requested again (the tracker's ids are unique). */
+    public synchronized void forget(String trackId) {
+        accounts.remove(trackId);
+    }
+
+    public synchronized Stats stats() {
+        return new Stats(policy.name(), grants, refusals, refusedForCapacity, epsilonSpent, accounts.size());
+    }
+
+    public BudgetPolicy policy() {
+        return policy;
+    }
+
+    public double epsilonTrack() {
+        return epsilonTrack;
+    }
+
+    public Duration window() {
+        return window;
+    }
+
+    private boolean windowElapsed(Account a, Instant now) {
+        return a.windowStart != null && Duration.between(a.windowStart, now).compareTo(window) >= 0;
+    }
+
+    /**
+     * Floating-point sums of k shares of ε/k can land a few ulps above ε; without this the k-th share of max-k
+     * would be refused. Two ulps of the cap per release bounds that rounding and nothing more.
+     */
+    private double roundingSlack(int releases) {
+        return 2.0 * releases * Math.ulp(epsilonTrack);
+    }
+}
