@@ -1,13 +1,22 @@
 package org.privface.agent;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
+import org.privface.agent.policy.Mechanism;
+import org.privface.agent.policy.SitePolicy;
 
-/** The agent's configuration, bound from {@code agent.*} in application.yml or AGENT_* variables. */
+/**
+ * The agent's configuration, bound from {@code agent.*} in application.yml, AGENT_* variables or
+ * a Micronaut environment's file. These are the global defaults; {@code agent.sites.<site>} and
+ * {@code agent.cameras.<camera>} override them (see docs/agent.md).
+ */
 @ConfigurationProperties("agent")
 public class AgentSettings {
     private String siteId = "demo-site";
+    /** This gateway's name in status reports; the host name unless set. */
+    private String gatewayId = defaultGatewayId();
     private String cameraId = "cam-1";
     /** Image folder or video file to read frames from. */
     private Path source;
@@ -19,9 +28,18 @@ public class AgentSettings {
     /** Independent releases per enrolled image; each one spends the per-face ε again. */
     private int enrollReleases = 1;
     private int components = 8;
+    private String mechanism = "peep";
+    /** The mechanism's mode: a PEEP sensitivity mode, or an RDP mode. */
     private String sensitivityMode = "l1-clip";
-    /** Per face in mode "vector"; per coordinate in the paper modes. */
+    /** ε per track per window in the honest modes; per coordinate in the paper modes. */
     private double epsilon = 16.0;
+    /** Per-track budget policy spec: "once", "max-k:k=3,every=5" or "every-n:n=10,epsilon=0.5". */
+    private String budget = "once";
+    private Duration window = Duration.ofMinutes(10);
+    /** RDP only: also publish the sanitized image. Local configuration only. */
+    private boolean imageRelease;
+    /** Where the gateway keeps its audit log and spool. Never holds pixels. */
+    private Path dataDir = Path.of(System.getProperty("java.io.tmpdir"), "privface-agent");
     private boolean exitWhenDone;
     /** Optional local CSV of eventId,origin for evaluating a run against known labels. Stays on the gateway. */
     private Path ledger;
@@ -30,6 +48,68 @@ public class AgentSettings {
     private int minNeighbors = 4;
     private int minFaceSize = 40;
 
+    /** The global default policy, before site and camera overrides. */
+    public SitePolicy defaultPolicy() {
+        return new SitePolicy(Mechanism.parse(mechanism), sensitivityMode, epsilon, budget, window, imageRelease);
+    }
+
+    public String getMechanism() { return mechanism; }
+    public void setMechanism(String mechanism) { this.mechanism = mechanism; }
+    public String getBudget() { return budget; }
+    public void setBudget(String budget) { this.budget = budget; }
+    public Duration getWindow() { return window; }
+    public void setWindow(Duration window) { this.window = window; }
+    public boolean isImageRelease() { return imageRelease; }
+    public void setImageRelease(boolean imageRelease) { this.imageRelease = imageRelease; }
+    public Path getDataDir() { return dataDir; }
+    public void setDataDir(Path dataDir) { this.dataDir = dataDir; }
+    public Floor getFloor() { return floor; }
+    public void setFloor(Floor floor) { this.floor = floor; }
+    public Control getControl() { return control; }
+    public void setControl(Control control) { this.control = control; }
+
+    private Floor floor = new Floor();
+    private Control control = new Control();
+
+    /** {@code agent.floor}: the gateway's own bounds on ε per track; nothing remote moves ε outside them. */
+    @ConfigurationProperties("floor")
+    public static class Floor {
+        private double epsilonMin = 0.1;
+        private double epsilonMax = 100;
+
+        public double getEpsilonMin() { return epsilonMin; }
+        public void setEpsilonMin(double epsilonMin) { this.epsilonMin = epsilonMin; }
+        public double getEpsilonMax() { return epsilonMax; }
+        public void setEpsilonMax(double epsilonMax) { this.epsilonMax = epsilonMax; }
+    }
+
+    /** {@code agent.control}: remote changes through REST and the site's control topic. */
+    @ConfigurationProperties("control")
+    public static class Control {
+        /** Bearer token for changing the policy over REST; without one, REST changes are refused. */
+        private String token;
+        private boolean topicEnabled = true;
+
+        public String getToken() { return token; }
+        public void setToken(String token) { this.token = token; }
+        public boolean isTopicEnabled() { return topicEnabled; }
+        public void setTopicEnabled(boolean topicEnabled) { this.topicEnabled = topicEnabled; }
+    }
+
+    private static String defaultGatewayId() {
+        String h = System.getenv("HOSTNAME");
+        if (h == null || h.isBlank()) {
+            try {
+                h = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException e) {
+                h = "gateway";
+            }
+        }
+        return h.replaceAll("[^A-Za-z0-9._-]", "-");
+    }
+
+    public String getGatewayId() { return gatewayId; }
+    public void setGatewayId(String gatewayId) { this.gatewayId = gatewayId; }
     public String getSiteId() { return siteId; }
     public void setSiteId(String siteId) { this.siteId = siteId; }
     public String getCameraId() { return cameraId; }

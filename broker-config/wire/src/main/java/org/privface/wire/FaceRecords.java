@@ -27,9 +27,30 @@ public final class FaceRecords {
         return toBytes(() -> PerturbedFace.getEncoder().encode(face));
     }
 
+    /** Knows every earlier writer schema of PerturbedFace, so records already in topics still decode. */
+    private static final org.apache.avro.message.BinaryMessageDecoder<PerturbedFace> FACE_DECODER = faceDecoder();
+
+    private static org.apache.avro.message.BinaryMessageDecoder<PerturbedFace> faceDecoder() {
+        var d = PerturbedFace.createDecoder(null);
+        for (String old : List.of("PerturbedFace-r1.avsc")) {
+            try (var in = FaceRecords.class.getResourceAsStream("/org/privface/wire/schemas/history/" + old)) {
+                if (in == null) {
+                    throw new IllegalStateException("schema history " + old + " missing from the classpath");
+                }
+                d.addSchema(new org.apache.avro.Schema.Parser().parse(in));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+        return d;
+    }
+
     public static PerturbedFace decodeFace(byte[] bytes) {
-        checkSize(bytes);
-        PerturbedFace face = fromBytes(() -> PerturbedFace.getDecoder().decode(bytes));
+        checkSize(bytes, WireLimits.MAX_RECORD_BYTES_WITH_IMAGE);
+        PerturbedFace face = fromBytes(() -> FACE_DECODER.decode(bytes));
+        if (face.getSanitizedImage() == null && bytes.length > WireLimits.MAX_RECORD_BYTES) {
+            throw new InvalidRecordException("record of " + bytes.length + " bytes exceeds " + WireLimits.MAX_RECORD_BYTES);
+        }
         validate(face);
         return face;
     }
@@ -67,7 +88,7 @@ public final class FaceRecords {
     }
 
     public static RecognitionResult decodeResult(byte[] bytes) {
-        checkSize(bytes);
+        checkSize(bytes, WireLimits.MAX_RECORD_BYTES);
         RecognitionResult result = fromBytes(() -> RecognitionResult.getDecoder().decode(bytes));
         validate(result);
         return result;
@@ -124,6 +145,41 @@ public final class FaceRecords {
         if (labelled) {
             label(f.getEnrollmentLabel());
         }
+        var t = f.getTrack();
+        if (t != null) {
+            if (t.getReleaseIndex() < 1) {
+                throw new InvalidRecordException("track.releaseIndex must be at least 1, was " + t.getReleaseIndex());
+            }
+            positiveFinite("track.epsilonBudget", t.getEpsilonBudget());
+            positiveFinite("track.epsilonSpentInWindow", t.getEpsilonSpentInWindow());
+            // Rounding of k shares of ε/k may exceed the cap by a few ulps, never more.
+            if (t.getEpsilonSpentInWindow() > t.getEpsilonBudget() * (1 + 1e-9)) {
+                throw new InvalidRecordException("track spent " + t.getEpsilonSpentInWindow() + ", over its budget "
+                        + t.getEpsilonBudget());
+            }
+            if (t.getBudgetPolicy() == null || t.getBudgetPolicy().isBlank()
+                    || t.getBudgetPolicy().length() > WireLimits.MAX_ID_LENGTH) {
+                throw new InvalidRecordException("track.budgetPolicy missing or too long");
+            }
+        }
+        var img = f.getSanitizedImage();
+        if (img != null) {
+            if (!WireLimits.IMAGE_MECHANISM.equals(m.getName())) {
+                throw new InvalidRecordException("sanitizedImage is only allowed for " + WireLimits.IMAGE_MECHANISM
+                        + ", not " + m.getName());
+            }
+            List<Float> px = img.getPixels();
+            if (img.getWidth() < 1 || img.getHeight() < 1 || px == null
+                    || (long) img.getWidth() * img.getHeight() != px.size() || px.size() > WireLimits.MAX_IMAGE_PIXELS) {
+                throw new InvalidRecordException("sanitizedImage must be width*height <= " + WireLimits.MAX_IMAGE_PIXELS
+                        + " pixels");
+            }
+            for (Float x : px) {
+                if (x == null || !(x >= 0f && x <= 1f)) {
+                    throw new InvalidRecordException("sanitizedImage pixels must be in [0, 1]");
+                }
+            }
+        }
     }
 
     public static void validate(RecognitionResult r) {
@@ -171,12 +227,12 @@ public final class FaceRecords {
         }
     }
 
-    private static void checkSize(byte[] bytes) {
+    private static void checkSize(byte[] bytes, int max) {
         if (bytes == null || bytes.length == 0) {
             throw new InvalidRecordException("empty record");
         }
-        if (bytes.length > WireLimits.MAX_RECORD_BYTES) {
-            throw new InvalidRecordException("record of " + bytes.length + " bytes exceeds " + WireLimits.MAX_RECORD_BYTES);
+        if (bytes.length > max) {
+            throw new InvalidRecordException("record of " + bytes.length + " bytes exceeds " + max);
         }
     }
 

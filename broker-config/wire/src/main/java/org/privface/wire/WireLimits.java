@@ -17,6 +17,15 @@ public final class WireLimits {
     /** Largest encoded record accepted: MAX_DIMENSION floats plus generous room for ids. */
     public static final int MAX_RECORD_BYTES = 8 * 1024;
 
+    /** Largest sanitized image a record may carry: RDP's 64×64, and only when the gateway enables image release. */
+    public static final int MAX_IMAGE_PIXELS = 64 * 64;
+
+    /** Largest encoded record that carries a sanitized image. */
+    public static final int MAX_RECORD_BYTES_WITH_IMAGE = MAX_RECORD_BYTES + 4 * MAX_IMAGE_PIXELS + 64;
+
+    /** The only mechanism whose output image is itself the protected release. */
+    public static final String IMAGE_MECHANISM = "RDP";
+
     /** Identifiers appear in topic names and metrics, so they use Kafka's topic alphabet. */
     public static final String ID_PATTERN = "[A-Za-z0-9._-]+";
 

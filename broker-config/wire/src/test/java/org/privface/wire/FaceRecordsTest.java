@@ -56,9 +56,80 @@ class FaceRecordsTest {
         List<String> offending = new ArrayList<>();
         walk(PerturbedFace.getClassSchema(), "PerturbedFace", offending);
         assertTrue(offending.isEmpty(), "fields able to hold raw bytes: " + offending);
-        // The only array is the vector, and it is capped far below a 47x62 crop.
+        // The vector is capped far below a 47x62 crop; the only other array is RDP's sanitized
+        // image, which the validator admits only for RDP (whose noise protects the image itself).
         assertTrue(WireLimits.MAX_DIMENSION < 47 * 62);
         assertTrue(WireLimits.MAX_RECORD_BYTES < 47 * 62 * 4);
+    }
+
+    @Test
+    void decodesRecordsWrittenWithRevisionOne() throws Exception {
+        Schema r1;
+        try (var in = getClass().getResourceAsStream("/org/privface/wire/schemas/history/PerturbedFace-r1.avsc")) {
+            r1 = new Schema.Parser().parse(in);
+        }
+        PerturbedFace f = face(8);
+        // Write f as an old producer would: the same fields, under the revision-1 schema.
+        var old = new org.apache.avro.generic.GenericData.Record(r1);
+        for (Schema.Field field : r1.getFields()) {
+            Object v = f.get(field.name());
+            if (v instanceof Instant i) {
+                v = i.toEpochMilli();
+            } else if (v instanceof RecordKind k) {
+                v = new org.apache.avro.generic.GenericData.EnumSymbol(field.schema(), k.name());
+            } else if (v instanceof MechanismParams mp) {
+                var m = new org.apache.avro.generic.GenericData.Record(field.schema());
+                field.schema().getFields().forEach(x -> m.put(x.name(), mp.get(x.name())));
+                v = m;
+            }
+            old.put(field.name(), v);
+        }
+        var enc = new org.apache.avro.message.BinaryMessageEncoder<org.apache.avro.generic.GenericRecord>(
+                org.apache.avro.generic.GenericData.get(), r1);
+        java.nio.ByteBuffer buf = enc.encode(old);
+        byte[] bytes = new byte[buf.remaining()];
+        buf.get(bytes);
+        PerturbedFace back = FaceRecords.decodeFace(bytes);
+        assertEquals(f.getEventId(), back.getEventId());
+        assertEquals(f.getVector(), back.getVector());
+        assertEquals(null, back.getTrack());
+        assertEquals(null, back.getSanitizedImage());
+    }
+
+    static org.privface.wire.avro.SanitizedImage image(int w, int h, float value) {
+        List<Float> px = new ArrayList<>();
+        for (int i = 0; i < w * h; i++) {
+            px.add(value);
+        }
+        return org.privface.wire.avro.SanitizedImage.newBuilder().setWidth(w).setHeight(h).setPixels(px).build();
+    }
+
+    @Test
+    void sanitizedImagesOnlyForRdpAndOnlyUpTo64By64() {
+        PerturbedFace peep = face(16);
+        peep.setSanitizedImage(image(64, 64, 0.5f));
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.encode(peep));
+        PerturbedFace rdp = face(16);
+        rdp.getMechanism().setName("RDP");
+        rdp.setSanitizedImage(image(64, 64, 0.5f));
+        assertEquals(rdp, FaceRecords.decodeFace(FaceRecords.encode(rdp)));
+        rdp.setSanitizedImage(image(65, 64, 0.5f));
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.encode(rdp));
+        rdp.setSanitizedImage(image(8, 8, 1.5f));
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.encode(rdp));
+    }
+
+    @Test
+    void trackAccountingCannotExceedItsBudget() {
+        PerturbedFace f = face(16);
+        f.setTrack(org.privface.wire.avro.TrackRelease.newBuilder().setReleaseIndex(2).setEpsilonSpentInWindow(4)
+                .setEpsilonBudget(8).setBudgetPolicy("max-k:k=2").setWindowStartMillis(Instant.ofEpochMilli(1)).build());
+        assertEquals(f, FaceRecords.decodeFace(FaceRecords.encode(f)));
+        f.getTrack().setEpsilonSpentInWindow(9);
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.encode(f));
+        f.getTrack().setEpsilonSpentInWindow(4);
+        f.getTrack().setReleaseIndex(0);
+        assertThrows(InvalidRecordException.class, () -> FaceRecords.encode(f));
     }
 
     private static void walk(Schema s, String path, List<String> offending) {
@@ -67,7 +138,7 @@ class FaceRecordsTest {
             case RECORD -> s.getFields().forEach(f -> walk(f.schema(), path + "." + f.name(), offending));
             case UNION -> s.getTypes().forEach(t -> walk(t, path, offending));
             case ARRAY -> {
-                if (!path.endsWith(".vector")) {
+                if (!path.endsWith(".vector") && !path.endsWith(".sanitizedImage.pixels")) {
                     offending.add(path + ":unexpected array");
                 }
                 walk(s.getElementType(), path + "[]", offending);

@@ -17,7 +17,9 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 /**
  * Topic names and definitions. The naming convention lives here and in topics.yml only:
  * per site {@code privface.<site>.enrollment} and {@code privface.<site>.query}, shared
- * {@code privface.results} and {@code privface.dead-letter}.
+ * {@code privface.results} and {@code privface.dead-letter}. Per site, compacted, also
+ * {@code privface.<site>.control} (policy changes for the site's gateways, key = site) and
+ * {@code privface.<site>.status} (each gateway's report of the policy in force, key = gateway).
  */
 public final class Topics {
     public static final String RESULTS = "privface.results";
@@ -38,6 +40,16 @@ public final class Topics {
     public static String query(String site) {
         return "privface." + checkSite(site) + ".query";
     }
+
+    public static String control(String site) {
+        return "privface." + checkSite(site) + ".control";
+    }
+
+    public static String status(String site) {
+        return "privface." + checkSite(site) + ".status";
+    }
+
+    public static final Pattern ALL_STATUS = Pattern.compile("privface\\.[A-Za-z0-9_-]+\\.status");
 
     /** The site a per-site topic belongs to: {@code privface.<site>.query} gives {@code <site>}. */
     public static String siteOf(String topic) {

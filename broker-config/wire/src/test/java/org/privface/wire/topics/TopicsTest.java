@@ -22,7 +22,12 @@ class TopicsTest {
         List<TopicSpec> specs = Topics.definitions(List.of("north", "south"));
         Set<String> names = Set.copyOf(specs.stream().map(TopicSpec::name).toList());
         assertEquals(Set.of("privface.north.enrollment", "privface.north.query", "privface.south.enrollment",
-                "privface.south.query", Topics.RESULTS, Topics.DEAD_LETTER), names);
+                "privface.south.query", Topics.RESULTS, Topics.DEAD_LETTER, Topics.control("north"),
+                Topics.control("south"), Topics.status("north"), Topics.status("south")), names);
+        assertEquals("compact", specs.stream().filter(t -> t.name().equals(Topics.control("north"))).findFirst()
+                .orElseThrow().config().get("cleanup.policy"));
+        assertTrue(Topics.ALL_STATUS.matcher(Topics.status("north")).matches());
+        assertEquals("north", Topics.siteOf(Topics.control("north")));
         assertTrue(Topics.ALL_QUERY.matcher(Topics.query("north")).matches());
         assertTrue(Topics.ALL_ENROLLMENT.matcher(Topics.enrollment("north")).matches());
         assertTrue(!Topics.ALL_QUERY.matcher(Topics.enrollment("north")).matches());

@@ -1,0 +1,153 @@
+package org.privface.agent.policy;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The site's current policy and the only door to change it. Local configuration sets the
+ * starting policy, the floor and per-camera overrides; remote changes (REST or the control
+ * topic) may move the site's knobs, always inside the floor, and never enable image release or
+ * a paper-reproduction mode, which only the gateway's own configuration may do.
+ */
+public final class PolicyStore {
+    public enum Outcome { ACCEPTED, CLAMPED, REJECTED }
+
+    /** The policy in force and a version that increases with every applied change. */
+    public record Versioned(SitePolicy policy, long version) {
+    }
+
+    public record Result(Outcome outcome, Versioned current, String reason) {
+    }
+
+    private final String site;
+    private final PrivacyFloor floor;
+    private final Map<String, PolicyOverride> cameraOverrides;
+    private final AuditLog audit;
+    private final List<Consumer<Versioned>> listeners = new CopyOnWriteArrayList<>();
+    private volatile Versioned current;
+
+    public PolicyStore(String site, SitePolicy initial, PrivacyFloor floor, Map<String, PolicyOverride> cameraOverrides,
+                       AuditLog audit) {
+        this.site = site;
+        this.floor = floor;
+        this.cameraOverrides = Map.copyOf(cameraOverrides);
+        this.audit = audit;
+        // The gateway's own configuration must respect its own floor; refusing to start beats
+        // silently running at an ε the operator ruled out.
+        checkInsideFloor("site " + site, initial);
+        for (var e : this.cameraOverrides.entrySet()) {
+            checkInsideFloor("camera " + e.getKey(), e.getValue().applyTo(initial));
+        }
+        this.current = new Versioned(initial, 1);
+        audit.append(new AuditLog.Entry(Instant.now(), "local-config", "gateway", site, Outcome.ACCEPTED.name(), null,
+                initial.epsilon(), initial.epsilon(), 1, "starting policy " + initial));
+    }
+
+    private void checkInsideFloor(String what, SitePolicy p) {
+        if (!floor.contains(p.epsilon())) {
+            throw new IllegalArgumentException(what + ": configured epsilon " + p.epsilon() + " is outside the privacy floor ["
+                    + floor.epsilonMin() + ", " + floor.epsilonMax() + "]");
+        }
+    }
+
+    public Versioned current() {
+        return current;
+    }
+
+    /** The policy a camera runs: the site's, with the camera's local overrides on top. */
+    public SitePolicy forCamera(String camera) {
+        SitePolicy p = current.policy();
+        PolicyOverride o = cameraOverrides.get(camera);
+        if (o == null || o.isEmpty()) {
+            return p;
+        }
+        SitePolicy merged = o.applyTo(p);
+        // A local camera override cannot lift ε above what the site now allows.
+        return merged.epsilon() <= p.epsilon() ? merged : withEpsilon(merged, p.epsilon());
+    }
+
+    public PrivacyFloor floor() {
+        return floor;
+    }
+
+    public String site() {
+        return site;
+    }
+
+    public AuditLog audit() {
+        return audit;
+    }
+
+    public void onChange(Consumer<Versioned> listener) {
+        listeners.add(listener);
+    }
+
+    /** Applies a remote change; every call is audited, whatever its outcome. */
+    public Result applyRemote(PolicyOverride change, String source, String principal) {
+        Versioned applied;
+        Result result;
+        synchronized (this) {
+            Versioned before = current;
+            Double requested = change == null ? null : change.getEpsilon();
+            try {
+                if (change == null || change.isEmpty()) {
+                    throw new IllegalArgumentException("empty change");
+                }
+                if (change.getImageRelease() != null && change.getImageRelease() != before.policy().imageRelease()) {
+                    throw new IllegalArgumentException("image release can only be changed in the gateway's own configuration");
+                }
+                PolicyOverride effective = copy(change);
+                boolean clamped = false;
+                if (requested != null) {
+                    double c = floor.clamp(requested);
+                    clamped = c != requested;
+                    effective.setEpsilon(c);
+                }
+                SitePolicy next = effective.applyTo(before.policy());
+                if (next.paperReproduction() && !before.policy().paperReproduction()) {
+                    throw new IllegalArgumentException("mode " + next.mode()
+                            + " reproduces a paper and spends far more than its nominal epsilon; only local configuration may select it");
+                }
+                if (!floor.contains(next.epsilon())) {
+                    next = withEpsilon(next, floor.clamp(next.epsilon()));
+                    clamped = true;
+                }
+                applied = new Versioned(next, before.version() + 1);
+                result = new Result(clamped ? Outcome.CLAMPED : Outcome.ACCEPTED, applied,
+                        clamped ? "epsilon brought inside the floor [" + floor.epsilonMin() + ", " + floor.epsilonMax() + "]" : "");
+                audit.append(new AuditLog.Entry(Instant.now(), source, principal, site, result.outcome().name(), change,
+                        requested, next.epsilon(), applied.version(), result.reason()));
+                current = applied;
+            } catch (IllegalArgumentException e) {
+                result = new Result(Outcome.REJECTED, before, e.getMessage());
+                audit.append(new AuditLog.Entry(Instant.now(), source, principal, site, Outcome.REJECTED.name(), change,
+                        requested, before.policy().epsilon(), before.version(), e.getMessage()));
+                return result;
+            }
+        }
+        for (Consumer<Versioned> l : listeners) {
+            l.accept(applied);
+        }
+        return result;
+    }
+
+    private static SitePolicy withEpsilon(SitePolicy p, double eps) {
+        PolicyOverride o = new PolicyOverride();
+        o.setEpsilon(eps);
+        return o.applyTo(p);
+    }
+
+    private static PolicyOverride copy(PolicyOverride c) {
+        PolicyOverride o = new PolicyOverride();
+        o.setMechanism(c.getMechanism());
+        o.setMode(c.getMode());
+        o.setEpsilon(c.getEpsilon());
+        o.setBudget(c.getBudget());
+        o.setWindow(c.getWindow());
+        o.setImageRelease(c.getImageRelease());
+        return o;
+    }
+}

@@ -1,0 +1,56 @@
+package org.privface.agent.policy;
+
+import java.time.Duration;
+
+import org.privface.agent.privacy.Privacy;
+import org.privface.agent.privacy.SensitivityMode;
+import org.privface.agent.privacy.rdp.RdpMode;
+import org.privface.agent.track.BudgetPolicy;
+
+/**
+ * What a site's cameras do with each face: mechanism, its mode, and the ε a person's appearance
+ * (one track) may spend per window under the budget policy. Immutable and always valid: every
+ * way of building one (local configuration, REST, control topic) goes through this constructor.
+ *
+ * @param epsilon      ε per track per window: the guarantee a person gets for one appearance
+ * @param budget       a {@link BudgetPolicy} spec: "once", "max-k:k=3,every=5", "every-n:n=10,epsilon=0.5"
+ * @param imageRelease publish RDP's sanitized image beside the vector; only local configuration can enable it
+ */
+public record SitePolicy(Mechanism mechanism, String mode, double epsilon, String budget, Duration window,
+                         boolean imageRelease) {
+    public SitePolicy {
+        if (mechanism == null) {
+            throw new IllegalArgumentException("mechanism missing");
+        }
+        checkMode(mechanism, mode);
+        Privacy.checkEpsilon(epsilon);
+        if (window == null || window.isNegative() || window.isZero()) {
+            throw new IllegalArgumentException("budget window must be a positive duration, was " + window);
+        }
+        // Parsing validates k, n and ε per release against ε per track, in the one place they live.
+        BudgetPolicy.parse(budget).checkFor(epsilon);
+        if (imageRelease && mechanism != Mechanism.RDP) {
+            throw new IllegalArgumentException("image release exists only for RDP, whose output image is what it protects");
+        }
+    }
+
+    /** True when the mode reproduces a paper and a release spends far more than its per-coordinate ε. */
+    public boolean paperReproduction() {
+        return mechanism == Mechanism.PEEP && SensitivityMode.fromWireName(mode).paperReproduction()
+                || mechanism == Mechanism.RDP && RdpMode.parse(mode).paperReproduction();
+    }
+
+    public BudgetPolicy budgetPolicy() {
+        return BudgetPolicy.parse(budget);
+    }
+
+    static void checkMode(Mechanism mechanism, String mode) {
+        if (mode == null) {
+            throw new IllegalArgumentException("mode missing for " + mechanism);
+        }
+        switch (mechanism) {
+            case PEEP -> SensitivityMode.fromWireName(mode);
+            case RDP -> RdpMode.parse(mode);
+        }
+    }
+}
