@@ -6,7 +6,7 @@ package org.privface.agent.privacy;
  * coordinates with bounds fixed at fitting time, and add Laplace noise. Only the noisy
  * coordinates leave this class; the clean projection never does.
  */
-public final class PeepMechanism {
+public final class PeepMechanism implements FaceMechanism {
     private final EigenBasis basis;
     private final SensitivityMode mode;
     private final double epsilon;
@@ -51,7 +51,18 @@ public final class PeepMechanism {
         }
     }
 
+    @Override
+    public int width() {
+        return basis.width();
+    }
+
+    @Override
+    public int height() {
+        return basis.height();
+    }
+
     /** Perturbs one face given as pixels in [0,1], row-major, at the basis' size. */
+    @Override
     public Release perturb(double[] facePixels) {
         int nc = basis.dimension();
         return switch (mode) {
@@ -99,7 +110,8 @@ public final class PeepMechanism {
     }
 
     private Release release(double[] noisy) {
-        return new Release(noisy, mode, epsilonPerCoordinate, epsilonPerFace, noiseScale, basis.id());
+        return new Release(noisy, "PEEP", mode.wireName(), epsilonPerCoordinate, epsilonPerFace, noiseScale, basis.id(),
+                null);
     }
 
     public EigenBasis basis() {
@@ -111,6 +123,7 @@ public final class PeepMechanism {
     }
 
     /** ε one release spends on a whole face. */
+    @Override
     public double epsilonPerFace() {
         return epsilonPerFace;
     }

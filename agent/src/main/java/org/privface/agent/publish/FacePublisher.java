@@ -18,6 +18,8 @@ import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.MechanismParams;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
+import org.privface.wire.avro.SanitizedImage;
+import org.privface.wire.avro.TrackRelease;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -44,6 +46,16 @@ public final class FacePublisher implements AutoCloseable {
 
     /** Builds the wire record for a release; a fresh event id per release. */
     public PerturbedFace record(Release r, String cameraId, String trackId, Instant capturedAt, String enrollmentLabel) {
+        return record(r, cameraId, trackId, capturedAt, enrollmentLabel, null);
+    }
+
+    /**
+     * Builds the wire record for a release; a fresh event id per release.
+     *
+     * @param track where the release stands in its track's budget, or null
+     */
+    public PerturbedFace record(Release r, String cameraId, String trackId, Instant capturedAt, String enrollmentLabel,
+                                TrackRelease track) {
         List<Float> v = new ArrayList<>(r.vector().length);
         for (double x : r.vector()) {
             v.add((float) x);
@@ -56,8 +68,8 @@ public final class FacePublisher implements AutoCloseable {
                 .setCaptureTimestamp(capturedAt)
                 .setKind(enrollmentLabel == null ? RecordKind.QUERY : RecordKind.ENROLLMENT)
                 .setMechanism(MechanismParams.newBuilder()
-                        .setName("PEEP")
-                        .setSensitivityMode(r.mode().wireName())
+                        .setName(r.mechanism())
+                        .setSensitivityMode(r.mode())
                         .setEpsilonPerCoordinate(r.epsilonPerCoordinate())
                         .setEpsilonPerFace(r.epsilonPerFace())
                         .setNoiseScale(r.noiseScale())
@@ -66,7 +78,21 @@ public final class FacePublisher implements AutoCloseable {
                 .setDimension(v.size())
                 .setVector(v)
                 .setEnrollmentLabel(enrollmentLabel)
+                .setTrack(track)
+                .setSanitizedImage(r.image() == null ? null : image(r.image(), r))
                 .build();
+    }
+
+    private static SanitizedImage image(double[] px, Release r) {
+        List<Float> v = new ArrayList<>(px.length);
+        for (double x : px) {
+            v.add((float) x);
+        }
+        int side = (int) Math.round(Math.sqrt(px.length));
+        if (side * side != px.length) {
+            throw new IllegalArgumentException("sanitized images are square; got " + px.length + " pixels from " + r.mechanism());
+        }
+        return SanitizedImage.newBuilder().setWidth(side).setHeight(side).setPixels(v).build();
     }
 
     /** Sends a record to its site's enrollment or query topic; completes on broker acknowledgement. */
