@@ -1,5 +1,6 @@
 package org.privface.devstack.eval;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -8,30 +9,64 @@ import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /** Line charts with error bars, written as PNG with XChart. */
 final class Charts {
-    record Series(String name, double[] x, double[] y, double[] err) {
+    /**
+     * One line; err may be null, dashed draws it as a dashed line (e.g. a theoretical curve), color
+     * null takes the theme's next colour.
+     */
+    record Series(String name, double[] x, double[] y, double[] err, boolean dashed, Color color) {
+        Series(String name, double[] x, double[] y, double[] err) {
+            this(name, x, y, err, false, null);
+        }
+    }
+
+    /** A y axis: fixed bounds (null = fitted to the data) and linear or logarithmic. */
+    record YAxis(Double min, Double max, boolean log) {
+        static final YAxis UNIT = new YAxis(0.0, 1.0, false);
+        static final YAxis AUTO = new YAxis(null, null, false);
+        static final YAxis LOG = new YAxis(null, null, true);
     }
 
     private Charts() {
     }
 
+    /** A chart whose y axis is [0, 1] (scores), legend inside at the bottom right. */
     static void line(Path png, String title, String xTitle, String yTitle, boolean logX, List<Series> series)
             throws IOException {
+        line(png, title, xTitle, yTitle, logX, YAxis.UNIT, Styler.LegendPosition.InsideSE, series);
+    }
+
+    static void line(Path png, String title, String xTitle, String yTitle, boolean logX, YAxis y,
+                     Styler.LegendPosition legend, List<Series> series) throws IOException {
         System.setProperty("java.awt.headless", "true");
         XYChart chart = new XYChartBuilder().width(900).height(560).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle)
                 .build();
         chart.getStyler().setXAxisLogarithmic(logX);
-        chart.getStyler().setYAxisMin(0.0);
-        chart.getStyler().setYAxisMax(1.0);
-        chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideSE);
+        chart.getStyler().setYAxisLogarithmic(y.log());
+        if (y.min() != null) {
+            chart.getStyler().setYAxisMin(y.min());
+        }
+        if (y.max() != null) {
+            chart.getStyler().setYAxisMax(y.max());
+        }
+        chart.getStyler().setLegendPosition(legend);
         chart.getStyler().setErrorBarsColorSeriesColor(true);
         for (Series s : series) {
             XYSeries xy = s.err() == null ? chart.addSeries(s.name(), s.x(), s.y())
                     : chart.addSeries(s.name(), s.x(), s.y(), s.err());
             xy.setMarker(SeriesMarkers.CIRCLE);
+            if (s.dashed()) {
+                xy.setLineStyle(SeriesLines.DASH_DASH);
+            }
+            if (s.color() != null) {
+                xy.setLineColor(s.color());
+                xy.setMarkerColor(s.color());
+            }
         }
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
