@@ -18,8 +18,8 @@ public class AgentSettings {
     /** This gateway's name in status reports; the host name unless set. */
     private String gatewayId = defaultGatewayId();
     private String cameraId = "cam-1";
-    /** Image folder or video file to read frames from. */
-    private Path source;
+    /** Image folder, video file, RTSP or HTTP MJPEG URL, or V4L2 device ({@code /dev/videoN}) to read frames from. */
+    private String source;
     /** Folder-per-person faces on the gateway: fits the basis and, if enabled, enrolls them. */
     private Path enrollFolder;
     /** Where the fitted basis is kept on the gateway; reused when present. */
@@ -114,8 +114,8 @@ public class AgentSettings {
     public void setSiteId(String siteId) { this.siteId = siteId; }
     public String getCameraId() { return cameraId; }
     public void setCameraId(String cameraId) { this.cameraId = cameraId; }
-    public Path getSource() { return source; }
-    public void setSource(Path source) { this.source = source; }
+    public String getSource() { return source; }
+    public void setSource(String source) { this.source = source; }
     public Path getEnrollFolder() { return enrollFolder; }
     public void setEnrollFolder(Path enrollFolder) { this.enrollFolder = enrollFolder; }
     public Path getBasisFile() { return basisFile; }

@@ -1,6 +1,7 @@
 package org.privface.agent.capture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -78,5 +79,61 @@ class FrameSourceTest {
         Path junk = dir.resolve("junk.avi");
         Files.write(junk, new byte[] {0, 1, 2, 3, 4, 5});
         assertThrows(java.io.IOException.class, () -> FrameSource.open(junk));
+    }
+
+    /** Encodes a short test pattern with the ffmpeg program from the FFmpeg jar. */
+    private static Path encode(Path out, String codec) throws Exception {
+        Process p = RtspPublisher.builder(java.util.List.of(RtspPublisher.ffmpeg(), "-hide_banner", "-loglevel", "error",
+                        "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-t", "1", "-c:v", codec,
+                        "-pix_fmt", "yuv420p", out.toString()))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        assertTrue(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0, "ffmpeg encoded " + out);
+        return out;
+    }
+
+    private static int count(FrameSource s) {
+        int n = 0;
+        java.util.Optional<Frame> f;
+        while ((f = s.next()).isPresent()) {
+            f.get().close();
+            n++;
+        }
+        return n;
+    }
+
+    @Test
+    void opensMjpegAviWithOpenCvAndOtherVideoWithFfmpeg(@TempDir Path dir) throws Exception {
+        OpenCv.load();
+        try (FrameSource s = FrameSource.open(FfmpegSourceTest.walkby().toString())) {
+            assertInstanceOf(VideoFileSource.class, s, "MJPEG AVI keeps OpenCV's reader");
+        }
+        Path mp4 = encode(dir.resolve("clip.mp4"), RtspPublisher.encoder());
+        try (FrameSource s = FrameSource.open(mp4.toString())) {
+            assertInstanceOf(FfmpegSource.class, s);
+            assertEquals(10, count(s), "1 s of H.264 at 10 fps");
+        }
+        // An AVI OpenCV cannot decode falls through to FFmpeg.
+        Path avi = encode(dir.resolve("mpeg4.avi"), "mpeg4");
+        try (FrameSource s = FrameSource.open(avi)) {
+            assertInstanceOf(FfmpegSource.class, s);
+            assertEquals(10, count(s));
+        }
+    }
+
+    @Test
+    void opensUrlsThroughFfmpeg() throws Exception {
+        try (MjpegServer server = new MjpegServer(25);
+             FrameSource s = FrameSource.open(server.url("/live"))) {
+            assertInstanceOf(FfmpegSource.class, s);
+            try (Frame f = s.next().orElseThrow()) {
+                assertEquals(MjpegServer.WIDTH, f.image().cols());
+            }
+        }
+        // Nothing listens on this port: FFmpeg is asked, and says so.
+        String rtsp = "rtsp://127.0.0.1:" + RtspPublisher.freePort() + "/x";
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> FrameSource.open(rtsp));
+        assertTrue(e.getMessage().startsWith("cannot open " + rtsp), e.getMessage());
     }
 }
