@@ -1,97 +1,119 @@
 package org.privface.agent;
 
-import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
-import java.util.Optional;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.runtime.server.event.ServerStartupEvent;
+import io.micronaut.serde.ObjectMapper;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
-import org.opencv.core.Mat;
-import org.opencv.core.Rect;
-import org.privface.agent.capture.Frame;
+import org.privface.agent.capture.CameraSettings;
+import org.privface.agent.capture.CameraSupervisor;
+import org.privface.agent.capture.FfmpegSource;
 import org.privface.agent.capture.FrameSource;
-import org.privface.agent.dataset.FaceDatasets;
+import org.privface.agent.control.ControlTopic;
+import org.privface.agent.control.GatewayState;
 import org.privface.agent.dataset.LabelledFaces;
-import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
-import org.privface.agent.privacy.EigenBasis;
-import org.privface.agent.privacy.PeepMechanism;
+import org.privface.agent.policy.PolicyStore;
+import org.privface.agent.policy.SitePolicy;
+import org.privface.agent.privacy.FaceMechanism;
 import org.privface.agent.privacy.Release;
-import org.privface.agent.privacy.SecureLaplace;
-import org.privface.agent.privacy.SensitivityMode;
+import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.FacePublisher;
+import org.privface.agent.publish.Uplink;
 import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.TrackRelease;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Capture → detect → PEEP → publish, on its own thread. Each detected face is one release; its
- * track id is unique to that detection, so the reported ε is the ε of that one release.
+ * The gateway: enrollment, then one supervised thread per camera (capture → detect → track →
+ * budget → perturb), all spooled to disk and forwarded to the broker by the {@link Uplink}.
+ * The guarantee it reports is per track: ε per appearance of a person per budget window.
  */
 @Singleton
 public class AgentPipeline implements ApplicationEventListener<ServerStartupEvent> {
     private static final Logger LOG = LoggerFactory.getLogger(AgentPipeline.class);
 
     private final AgentSettings settings;
+    private final List<CameraSettings> cameraSettings;
     private final String bootstrapServers;
     private final MeterRegistry metrics;
+    private final GatewayState state;
+    private final ObjectMapper json;
     private final CountDownLatch done = new CountDownLatch(1);
     private final AtomicBoolean ok = new AtomicBoolean(false);
-    private final AtomicBoolean stopping = new AtomicBoolean(false);
-    private final AtomicLong facesDetected = new AtomicLong();
-    private final AtomicLong published = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
-    private volatile Thread worker;
+    private final AtomicLong enrolled = new AtomicLong();
+    private final List<CameraSupervisor> supervisors = new ArrayList<>();
+    private final Map<String, CameraWorker> workers = new LinkedHashMap<>();
+    private volatile FacePublisher publisher;
+    private volatile Uplink uplink;
+    private volatile ControlTopic control;
+    private volatile Ledger ledger;
+    private volatile Thread main;
 
-    public AgentPipeline(AgentSettings settings, @Property(name = "kafka.bootstrap.servers") String bootstrapServers,
-                         MeterRegistry metrics) {
+    public AgentPipeline(AgentSettings settings, List<CameraSettings> cameraSettings,
+                         @Property(name = "kafka.bootstrap.servers") String bootstrapServers, MeterRegistry metrics,
+                         GatewayState state, ObjectMapper json) {
         this.settings = settings;
+        this.cameraSettings = cameraSettings;
         this.bootstrapServers = bootstrapServers;
         this.metrics = metrics;
+        this.state = state;
+        this.json = json;
     }
 
     @Override
     public void onApplicationEvent(ServerStartupEvent event) {
-        worker = new Thread(this::runGuarded, "agent-pipeline");
-        worker.start();
+        main = new Thread(this::runGuarded, "agent-pipeline");
+        main.start();
     }
 
-    /** Waits for the sources to be exhausted; true when everything was published. */
+    /**
+     * Waits until every file source is read and every record acknowledged (with live cameras:
+     * until the cameras are started); true without errors.
+     */
     public boolean awaitCompletion() throws InterruptedException {
         done.await();
         return ok.get();
     }
 
     public long facesDetected() {
-        return facesDetected.get();
+        return workers.values().stream().mapToLong(w -> w.faces.get()).sum();
     }
 
+    /** Records the broker acknowledged. */
     public long published() {
-        return published.get();
+        Uplink u = uplink;
+        return u == null ? 0 : u.acknowledged();
     }
 
-    @PreDestroy
-    void stop() throws InterruptedException {
-        stopping.set(true);
-        Thread w = worker;
-        if (w != null) {
-            w.join(10_000);
-        }
+    public long releases() {
+        return workers.values().stream().mapToLong(w -> w.releases.get()).sum() + enrolled.get();
+    }
+
+    public Uplink uplink() {
+        return uplink;
+    }
+
+    public List<CameraSupervisor.Status> cameraStatus() {
+        return supervisors.stream().map(CameraSupervisor::status).toList();
     }
 
     private void runGuarded() {
@@ -106,137 +128,158 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     }
 
     private void run() throws Exception {
-        SensitivityMode mode = SensitivityMode.fromWireName(settings.getSensitivityMode());
-        FaceDetector detector = new FaceDetector(settings.getCascade(), settings.getScaleFactor(),
-                settings.getMinNeighbors(), settings.getMinFaceSize());
-        LabelledFaces enroll = settings.getEnrollFolder() == null ? null
-                : FaceDatasets.detected(settings.getEnrollFolder(), detector);
-        EigenBasis basis = basis(enroll);
-        PeepMechanism peep = new PeepMechanism(basis, mode, settings.getEpsilon(), new SecureLaplace());
-        if (mode.paperReproduction()) {
-            LOG.warn("sensitivity mode {} reproduces a paper: each face spends epsilon {} in total, not {}",
-                    mode.wireName(), peep.epsilonPerFace(), settings.getEpsilon());
-        }
-        LOG.info("PEEP ready: basis {} ({} components), mode {}, epsilon per face {}",
-                basis.id(), basis.dimension(), mode.wireName(), peep.epsilonPerFace());
+        PolicyStore policies = state.policies();
+        SitePolicy policy = policies.current().policy();
+        Files.createDirectories(settings.getDataDir());
+        FaceDetector enrollDetector = detector(null);
+        Mechanisms mechanisms = new Mechanisms(settings, enrollDetector);
+        FaceMechanism first = mechanisms.forRelease(policy, policy.budgetPolicy().epsilonPerRelease(policy.epsilon()));
+        LOG.info("policy v{}: {} {} at epsilon {} per track ({}), {} per release; floor [{}, {}]",
+                policies.current().version(), policy.mechanism(), policy.mode(), policy.epsilon(), policy.budget(),
+                first.epsilonPerFace(), policies.floor().epsilonMin(), policies.floor().epsilonMax());
 
-        Counter detected = Counter.builder("privface.agent.faces.detected").tag("site", settings.getSiteId())
-                .tag("camera", settings.getCameraId()).register(metrics);
-        Counter sent = Counter.builder("privface.agent.records.published").tag("site", settings.getSiteId())
-                .tag("mechanism", "PEEP").tag("sensitivity_mode", mode.wireName()).register(metrics);
-        DistributionSummary spent = DistributionSummary.builder("privface.agent.epsilon.per.face")
-                .description("epsilon spent per published face").tag("site", settings.getSiteId())
-                .tag("sensitivity_mode", mode.wireName()).register(metrics);
+        publisher = new FacePublisher(bootstrapServers, settings.getSiteId(), new Properties());
+        DiskSpool spool = DiskSpool.open(settings.getDataDir().resolve("spool"),
+                DiskSpool.Options.of(settings.getSpool().getMaxBytes(), settings.getSpool().getDropPolicy()));
+        if (spool.depth() > 0) {
+            LOG.info("spool holds {} records from before; replaying them first", spool.depth());
+        }
+        uplink = new Uplink(publisher, spool, metrics, settings.getSiteId());
+        ledger = new Ledger(settings.getLedger());
+        state.register("uplink", () -> Map.of("spoolDepth", spool.depth(), "spoolBytes", spool.bytes(),
+                "spoolDropped", spool.dropped(), "acknowledged", uplink.acknowledged(), "deliveryFailures",
+                uplink.failures(), "brokerHealthy", uplink.brokerHealthy(Duration.ofSeconds(30))));
+        if (settings.getControl().isTopicEnabled()) {
+            control = new ControlTopic(bootstrapServers, state, json);
+        }
 
-        try (FacePublisher publisher = new FacePublisher(bootstrapServers, settings.getSiteId(), new Properties());
-             Ledger ledger = new Ledger(settings.getLedger())) {
-            // Counts each acknowledged release, or the failure; no per-record future is kept, so a
-            // camera that streams for months holds no growing list.
-            java.util.function.Function<Release, java.util.function.BiConsumer<Object, Throwable>> acked =
-                    rel -> (md, error) -> {
-                        if (error != null) {
-                            failed.incrementAndGet();
-                        } else {
-                            published.incrementAndGet();
-                            sent.increment();
-                            spent.record(rel.epsilonPerFace());
-                        }
-                    };
-            if (enroll != null && settings.isPublishEnrollments()) {
-                for (int i = 0; i < enroll.size() && !stopping.get(); i++) {
-                    String label = enroll.names().get(enroll.labels()[i]);
-                    // Releases of one enrolled image share a track: together they spend releases × ε.
-                    String track = "enroll-" + UUID.randomUUID();
-                    for (int r = 0; r < settings.getEnrollReleases(); r++) {
-                        Release rel = peep.perturb(enroll.faces()[i]);
-                        PerturbedFace rec = publisher.record(rel, "enrollment", track, Instant.now(), label);
-                        publisher.send(rec).whenComplete(acked.apply(rel));
-                    }
+        if (settings.isPublishEnrollments()) {
+            enroll(mechanisms, policy);
+            // Enrollments live in the mechanism's feature space, so a new mechanism or mode re-enrolls.
+            policies.onChange(v -> {
+                SitePolicy p = v.policy();
+                if (p.mechanism() != policy.mechanism() || !p.mode().equals(policy.mode())) {
+                    Thread t = new Thread(() -> enroll(mechanisms, p), "agent-reenroll");
+                    t.setDaemon(true);
+                    t.start();
                 }
-                LOG.info("enrollment: {} faces of {} people, {} release(s) each", enroll.size(), enroll.names().size(),
-                        settings.getEnrollReleases());
-            }
-            if (settings.getSource() != null) {
-                try (FrameSource source = FrameSource.open(settings.getSource())) {
-                    Optional<Frame> next;
-                    while (!stopping.get() && (next = source.next()).isPresent()) {
-                        try (Frame frame = next.get()) {
-                            // One grey conversion per frame, shared by detection and every crop.
-                            Mat grey = FaceCrops.grey(frame.image());
-                            try {
-                                for (Rect box : detector.detect(grey)) {
-                                    Optional<double[]> face = FaceCrops.crop(grey, box);
-                                    if (face.isEmpty()) {
-                                        continue;
-                                    }
-                                    facesDetected.incrementAndGet();
-                                    detected.increment();
-                                    Release rel = peep.perturb(face.get());
-                                    PerturbedFace rec = publisher.record(rel, settings.getCameraId(),
-                                            "track-" + UUID.randomUUID(), frame.capturedAt(), null);
-                                    ledger.write(rec.getEventId(), frame.origin());
-                                    publisher.send(rec).whenComplete(acked.apply(rel));
-                                }
-                            } finally {
-                                if (grey != frame.image()) {
-                                    grey.release();
-                                }
-                            }
-                        }
-                    }
-                    if (source.skipped() > 0) {
-                        LOG.warn("{} frames could not be decoded and were skipped", source.skipped());
-                    }
-                }
-            }
-            // flush() returns once every send so far has been acknowledged or has failed.
-            publisher.flush();
+            });
         }
-        if (failed.get() > 0) {
-            throw new IllegalStateException(failed.get() + " records could not be published");
+
+        for (Camera c : cameras()) {
+            CameraWorker w = new CameraWorker(c.name(), c.independentFrames(), detector(c.settings()), policies, mechanisms,
+                    publisher, uplink, ledger, metrics);
+            workers.put(c.name(), w);
+            CameraSupervisor s = new CameraSupervisor(c.name(), () -> FrameSource.open(c.uri()), c.live(),
+                    CameraSupervisor.Settings.defaults(), w::accept);
+            supervisors.add(s);
         }
-        LOG.info("done: {} faces detected in frames, {} records published", facesDetected.get(), published.get());
+        state.register("cameras", () -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            for (CameraSupervisor s : supervisors) {
+                CameraSupervisor.Status st = s.status();
+                Map<String, Object> c = new LinkedHashMap<>();
+                c.put("state", st.state().name());
+                c.put("since", st.since().toString());
+                c.put("lastFrameAt", st.lastFrameAt() == null ? "" : st.lastFrameAt().toString());
+                c.put("reconnects", st.reconnects());
+                c.put("lastError", st.lastError() == null ? "" : st.lastError());
+                c.putAll(workers.get(st.camera()).report());
+                m.put(st.camera(), c);
+            }
+            return m;
+        });
+        supervisors.forEach(CameraSupervisor::start);
+        LOG.info("{} camera(s) started", supervisors.size());
+
+        // With only files and folders, the run has an end: wait for it and for the broker's acks.
+        // Live cameras run until the agent stops.
+        if (settings.isExitWhenDone() || cameras().stream().noneMatch(Camera::live)) {
+            for (CameraSupervisor s : supervisors) {
+                s.awaitTermination(Duration.ofDays(365));
+            }
+            if (!uplink.drain(Duration.ofSeconds(120))) {
+                throw new IllegalStateException(spool.depth() + " records still spooled: the broker did not acknowledge them");
+            }
+            LOG.info("done: {} faces detected, {} records acknowledged", facesDetected(), uplink.acknowledged());
+        }
     }
 
-    private EigenBasis basis(LabelledFaces enroll) throws IOException {
-        Path file = settings.getBasisFile();
-        if (file != null && Files.exists(file)) {
-            return EigenBasis.load(file);
+    /** Publishes the enrollment folder, each image a track of enroll-releases releases at ε each. */
+    private void enroll(Mechanisms mechanisms, SitePolicy policy) {
+        LabelledFaces faces = mechanisms.enrollment(Mechanisms.shape(policy));
+        if (faces == null) {
+            return;
         }
-        if (enroll == null) {
-            throw new IllegalStateException("no basis: set agent.basis-file to an existing basis or agent.enroll-folder to fit one");
+        FaceMechanism m = mechanisms.forRelease(policy, policy.epsilon());
+        int k = settings.getEnrollReleases();
+        Instant windowStart = Instant.now();
+        for (int i = 0; i < faces.size(); i++) {
+            String label = faces.names().get(faces.labels()[i]);
+            String track = "enroll-" + UUID.randomUUID();
+            for (int r = 1; r <= k; r++) {
+                Release rel = m.perturb(faces.faces()[i]);
+                PerturbedFace rec = publisher.record(rel, "enrollment", track, Instant.now(), label,
+                        TrackRelease.newBuilder().setReleaseIndex(r).setEpsilonSpentInWindow(r * rel.epsilonPerFace())
+                                .setEpsilonBudget(k * rel.epsilonPerFace()).setBudgetPolicy("enrollment:k=" + k)
+                                .setWindowStartMillis(windowStart).build());
+                if (uplink.submit(rec)) {
+                    enrolled.incrementAndGet();
+                }
+            }
         }
-        EigenBasis b = EigenBasis.fit(enroll.faces(), settings.getComponents(), FaceCrops.WIDTH, FaceCrops.HEIGHT);
-        if (file != null) {
-            b.save(file);
-        }
-        return b;
+        LOG.info("enrollment: {} faces of {} people, {} release(s) each at epsilon {} ({} {})", faces.size(),
+                faces.names().size(), k, m.epsilonPerFace(), policy.mechanism(), policy.mode());
     }
 
-    /** eventId,origin lines for offline evaluation; a no-op without a path. */
-    private static final class Ledger implements AutoCloseable {
-        private final BufferedWriter out;
+    record Camera(String name, String uri, boolean live, boolean independentFrames, CameraSettings settings) {
+    }
 
-        Ledger(Path path) throws IOException {
-            this.out = path == null ? null : Files.newBufferedWriter(path);
+    private List<Camera> cameras() {
+        List<Camera> out = new ArrayList<>();
+        for (CameraSettings c : cameraSettings) {
+            if (c.getUrl() == null) {
+                throw new IllegalArgumentException("camera " + c.camera() + " has no url");
+            }
+            out.add(camera(c.camera(), c.getUrl(), c));
         }
-
-        void write(String eventId, String origin) {
-            if (out == null) {
-                return;
-            }
-            try {
-                out.write(eventId + "," + origin.replace(',', '_') + "\n");
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+        if (settings.getSource() != null) {
+            out.add(camera(settings.getCameraId(), settings.getSource(), null));
         }
+        return out;
+    }
 
-        @Override
-        public void close() throws IOException {
-            if (out != null) {
-                out.close();
-            }
+    private static Camera camera(String name, String uri, CameraSettings s) {
+        boolean folder = Files.isDirectory(Path.of(uri.startsWith("file:") ? uri.substring(5) : uri));
+        return new Camera(name, uri, FfmpegSource.kindOf(uri).live(), folder, s);
+    }
+
+    private FaceDetector detector(CameraSettings c) {
+        return new FaceDetector(c != null && c.getCascade() != null ? c.getCascade() : settings.getCascade(),
+                c != null && c.getScaleFactor() != null ? c.getScaleFactor() : settings.getScaleFactor(),
+                c != null && c.getMinNeighbors() != null ? c.getMinNeighbors() : settings.getMinNeighbors(),
+                c != null && c.getMinFaceSize() != null ? c.getMinFaceSize() : settings.getMinFaceSize());
+    }
+
+    @PreDestroy
+    void stop() throws InterruptedException, IOException {
+        supervisors.forEach(CameraSupervisor::stop);
+        Thread m = main;
+        if (m != null) {
+            m.join(10_000);
+        }
+        if (control != null) {
+            control.close();
+        }
+        if (uplink != null) {
+            uplink.close();
+            uplink.spool().close();
+        }
+        if (publisher != null) {
+            publisher.close();
+        }
+        if (ledger != null) {
+            ledger.close();
         }
     }
 }

@@ -18,7 +18,7 @@ public class AgentSettings {
     /** This gateway's name in status reports; the host name unless set. */
     private String gatewayId = defaultGatewayId();
     private String cameraId = "cam-1";
-    /** Image folder, video file, RTSP or HTTP MJPEG URL, or V4L2 device ({@code /dev/videoN}) to read frames from. */
+    /** A single camera, for simple set-ups: image folder, video file, rtsp:// or http:// URL, or /dev/videoN. */
     private String source;
     /** Folder-per-person faces on the gateway: fits the basis and, if enabled, enrolls them. */
     private Path enrollFolder;
@@ -69,6 +69,24 @@ public class AgentSettings {
     public void setControl(Control control) { this.control = control; }
 
     private Floor floor = new Floor();
+    private Spool spool = new Spool();
+
+    public Spool getSpool() { return spool; }
+    public void setSpool(Spool spool) { this.spool = spool; }
+
+    /** {@code agent.spool}: the bounded disk queue that holds records while the broker is unreachable. */
+    @ConfigurationProperties("spool")
+    public static class Spool {
+        /** 256 MiB: about a day of one busy camera's records (~600 bytes each at 3 faces/s). */
+        private long maxBytes = 256L << 20;
+        /** Past the bound, drop the oldest records: the newest matter most to an operator. */
+        private org.privface.agent.publish.DropPolicy dropPolicy = org.privface.agent.publish.DropPolicy.DROP_OLDEST;
+
+        public long getMaxBytes() { return maxBytes; }
+        public void setMaxBytes(long maxBytes) { this.maxBytes = maxBytes; }
+        public org.privface.agent.publish.DropPolicy getDropPolicy() { return dropPolicy; }
+        public void setDropPolicy(org.privface.agent.publish.DropPolicy dropPolicy) { this.dropPolicy = dropPolicy; }
+    }
     private Control control = new Control();
 
     /** {@code agent.floor}: the gateway's own bounds on ε per track; nothing remote moves ε outside them. */

@@ -36,8 +36,10 @@ import org.privface.wire.topics.Topics;
 /** The agent on the synthetic faces in test-data/, publishing to a real broker. */
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class AgentPipelineTest implements TestPropertyProvider {
     private static final String SITE = "agenttest";
+    private static final String TOKEN = "test-token-123";
 
     @Inject
     AgentPipeline pipeline;
@@ -48,6 +50,14 @@ class AgentPipelineTest implements TestPropertyProvider {
 
     static Path synthetic() {
         return Path.of(System.getProperty("privface.root", "..")).resolve("test-data/synthetic").toAbsolutePath();
+    }
+
+    static Path tempDir() {
+        try {
+            return Files.createTempDirectory("agent-test");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Override
@@ -65,10 +75,14 @@ class AgentPipelineTest implements TestPropertyProvider {
                 "agent.enroll-folder", synthetic().resolve("enroll").toString(),
                 "agent.source", synthetic().resolve("query").toString(),
                 "agent.epsilon", "16",
-                "agent.components", "12");
+                "agent.components", "12",
+                "agent.data-dir", tempDir().toString(),
+                "agent.floor.epsilon-max", "64",
+                "agent.control.token", TOKEN);
     }
 
     @Test
+    @org.junit.jupiter.api.Order(1)
     void publishesOnlyValidPerturbedRecordsAndReportsMetrics() throws Exception {
         assertTrue(Files.isDirectory(synthetic().resolve("query")), "test-data/synthetic is part of the repository");
         assertTrue(pipeline.awaitCompletion(), "pipeline finished without error");
@@ -100,8 +114,47 @@ class AgentPipelineTest implements TestPropertyProvider {
         assertTrue(records.stream().allMatch(f -> f.getMechanism().getEpsilonPerFace() == 16.0));
 
         String metrics = http.toBlocking().retrieve("/prometheus");
-        assertTrue(metrics.contains("privface_agent_records_published_total"), "published counter exported");
-        assertTrue(metrics.contains("privface_agent_epsilon_per_face"), "epsilon metric exported");
+        for (String metric : List.of("privface_agent_uplink_acknowledged_total", "privface_agent_epsilon_per_face",
+                "privface_agent_frames_total", "privface_agent_releases_total", "privface_agent_spool_depth",
+                "privface_agent_publish_latency", "privface_agent_releases_per_track", "privface_agent_epsilon_spent_total")) {
+            assertTrue(metrics.contains(metric), metric + " exported");
+        }
         assertTrue(http.toBlocking().retrieve("/health").contains("UP"));
+
+        // Every query states where it stands in its track's budget: each still is its own track.
+        for (PerturbedFace f : records) {
+            assertTrue(f.getTrack() != null, "track accounting on every record");
+            if (f.getKind() == RecordKind.QUERY) {
+                assertEquals(1, f.getTrack().getReleaseIndex());
+                assertEquals(16.0, f.getTrack().getEpsilonBudget());
+                assertEquals("once", f.getTrack().getBudgetPolicy());
+            }
+        }
+        assertEquals(records.size(), records.stream().map(PerturbedFace::getEventId).distinct().count());
+    }
+
+    @Test
+    @org.junit.jupiter.api.Order(2)
+    void controlApiNeedsTheTokenAndKeepsEpsilonInsideTheFloor() {
+        var client = http.toBlocking();
+        var unauthorized = org.junit.jupiter.api.Assertions.assertThrows(
+                io.micronaut.http.client.exceptions.HttpClientResponseException.class, () -> client.retrieve("/control/status"));
+        assertEquals(401, unauthorized.getStatus().getCode());
+        var auth = io.micronaut.http.HttpRequest.GET("/control/status").bearerAuth("wrong");
+        assertEquals(401, org.junit.jupiter.api.Assertions.assertThrows(
+                io.micronaut.http.client.exceptions.HttpClientResponseException.class, () -> client.retrieve(auth))
+                .getStatus().getCode());
+        String status = client.retrieve(io.micronaut.http.HttpRequest.GET("/control/status").bearerAuth(TOKEN));
+        assertTrue(status.contains("\"epsilonPerTrack\":16.0"), status);
+
+        String clamped = client.retrieve(io.micronaut.http.HttpRequest.PUT("/control/policy", Map.of("epsilon", 1000))
+                .bearerAuth(TOKEN));
+        assertTrue(clamped.contains("CLAMPED") && clamped.contains("\"epsilonPerTrack\":64.0"), clamped);
+        var bad = org.junit.jupiter.api.Assertions.assertThrows(io.micronaut.http.client.exceptions.HttpClientResponseException.class,
+                () -> client.retrieve(io.micronaut.http.HttpRequest.PUT("/control/policy", Map.of("mode", "paper-pixel"))
+                        .bearerAuth(TOKEN)));
+        assertEquals(422, bad.getStatus().getCode());
+        String audit = client.retrieve(io.micronaut.http.HttpRequest.GET("/control/audit").bearerAuth(TOKEN));
+        assertTrue(audit.contains("CLAMPED") && audit.contains("REJECTED"), audit);
     }
 }

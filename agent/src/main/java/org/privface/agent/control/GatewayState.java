@@ -79,7 +79,6 @@ public class GatewayState {
         m.put("epsilonPerRelease", p.budgetPolicy().epsilonPerRelease(p.epsilon()));
         m.put("window", p.window().toString());
         m.put("imageRelease", p.imageRelease());
-        m.put("paperReproduction", p.paperReproduction());
         return m;
     }
 

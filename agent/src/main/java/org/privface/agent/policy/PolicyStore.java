@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 /**
  * The site's current policy and the only door to change it. Local configuration sets the
  * starting policy, the floor and per-camera overrides; remote changes (REST or the control
- * topic) may move the site's knobs, always inside the floor, and never enable image release or
- * a paper-reproduction mode, which only the gateway's own configuration may do.
+ * topic) may move the site's knobs, always inside the floor, and never enable image release,
+ * which only the gateway's own configuration may do.
  */
 public final class PolicyStore {
     public enum Outcome { ACCEPTED, CLAMPED, REJECTED }
@@ -107,10 +107,6 @@ public final class PolicyStore {
                     effective.setEpsilon(c);
                 }
                 SitePolicy next = effective.applyTo(before.policy());
-                if (next.paperReproduction() && !before.policy().paperReproduction()) {
-                    throw new IllegalArgumentException("mode " + next.mode()
-                            + " reproduces a paper and spends far more than its nominal epsilon; only local configuration may select it");
-                }
                 if (!floor.contains(next.epsilon())) {
                     next = withEpsilon(next, floor.clamp(next.epsilon()));
                     clamped = true;

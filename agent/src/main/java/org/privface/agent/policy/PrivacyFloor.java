@@ -7,6 +7,7 @@ import org.privface.agent.privacy.Privacy;
  * untrusted, so no remote instruction (REST or control topic) can move ε outside [min, max]:
  * a request below is raised to min, above is lowered to max, and the clamp is reported.
  */
+@io.micronaut.serde.annotation.Serdeable
 public record PrivacyFloor(double epsilonMin, double epsilonMax) {
     public PrivacyFloor {
         Privacy.checkEpsilon(epsilonMin);

@@ -29,13 +29,18 @@ public record SitePolicy(Mechanism mechanism, String mode, double epsilon, Strin
         }
         // Parsing validates k, n and ε per release against ε per track, in the one place they live.
         BudgetPolicy.parse(budget).checkFor(epsilon);
+        if (paperReproduction(mechanism, mode)) {
+            // A per-track budget is only meaningful when a release's ε is its real per-face ε.
+            throw new IllegalArgumentException(mechanism + " mode " + mode + " reproduces a paper and spends far more"
+                    + " per face than its nominal epsilon (unbounded for RDP); the agent publishes only per-face modes:"
+                    + " PEEP vector or l1-clip, RDP strict. The paper modes live in the evaluation harnesses.");
+        }
         if (imageRelease && mechanism != Mechanism.RDP) {
             throw new IllegalArgumentException("image release exists only for RDP, whose output image is what it protects");
         }
     }
 
-    /** True when the mode reproduces a paper and a release spends far more than its per-coordinate ε. */
-    public boolean paperReproduction() {
+    private static boolean paperReproduction(Mechanism mechanism, String mode) {
         return mechanism == Mechanism.PEEP && SensitivityMode.fromWireName(mode).paperReproduction()
                 || mechanism == Mechanism.RDP && RdpMode.parse(mode).paperReproduction();
     }

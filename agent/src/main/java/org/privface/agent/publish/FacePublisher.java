@@ -40,6 +40,12 @@ public final class FacePublisher implements AutoCloseable {
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "privface-agent-" + siteId);
+        // Fail a delivery within seconds rather than two minutes: the record is on the spool and
+        // will be resent, and send() must not block the uplink for long while the broker is away.
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000);
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000);
+        p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2_000);
         p.putAll(overrides);
         this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     }
@@ -108,6 +114,11 @@ public final class FacePublisher implements AutoCloseable {
             }
         });
         return done;
+    }
+
+    /** Sends an already-encoded record, as the uplink replays it from the spool. */
+    public void sendRaw(ProducerRecord<String, byte[]> record, org.apache.kafka.clients.producer.Callback callback) {
+        producer.send(record, callback);
     }
 
     public void flush() {

@@ -46,7 +46,7 @@ public final class Demo {
     /** Options and their defaults; every one can be given on the command line. */
     public static Map<String, String> defaults() {
         return new HashMap<>(Map.of(
-                "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "16", "--mode", "l1-clip",
+                "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "16", "--mechanism", "peep", "--mode", "l1-clip",
                 "--components", "8", "--enroll-releases", "4"));
     }
 
@@ -140,7 +140,11 @@ public final class Demo {
                         "-Dagent.ledger=" + ledger,
                         "-Dagent.basis-file=" + basisFile,
                         "-Dagent.exit-when-done=true",
+                        "-Dagent.data-dir=" + work.resolve("agent-data"),
                         "-Dagent.epsilon=" + opt.get("--epsilon"),
+                        // The demo's own configuration is the gateway's: its floor admits the ε asked for.
+                        "-Dagent.floor.epsilon-max=" + Math.max(100, Double.parseDouble(opt.get("--epsilon"))),
+                        "-Dagent.mechanism=" + opt.get("--mechanism"),
                         "-Dagent.sensitivity-mode=" + opt.get("--mode"),
                         "-Dagent.components=" + opt.get("--components"),
                         "-Dagent.enroll-releases=" + opt.get("--enroll-releases")),
@@ -184,11 +188,15 @@ public final class Demo {
         int queries = o.originOfQuery().size();
         System.out.println();
         System.out.println("=== privface demo summary ===");
-        System.out.printf("mechanism:            PEEP, sensitivity mode %s, %d components, basis %s%n",
-                any.getMechanism().getSensitivityMode(), any.getDimension(), any.getMechanism().getBasisId());
+        System.out.printf("mechanism:            %s, mode %s, %d components, basis %s%n",
+                any.getMechanism().getName(), any.getMechanism().getSensitivityMode(), any.getDimension(), any.getMechanism().getBasisId());
         System.out.printf("epsilon per face:     %.3f (per coordinate %.4f) on every record%n", epsFace,
                 any.getMechanism().getEpsilonPerCoordinate());
         System.out.printf("faces detected:       %d in query frames%n", queries);
+        System.out.printf("per-track budget:     %s, epsilon %.3f per track (each query image is its own track)%n",
+                any.getTrack() == null ? "none" : any.getTrack().getBudgetPolicy(),
+                o.published().values().stream().filter(f -> f.getEnrollmentLabel() == null && f.getTrack() != null)
+                        .mapToDouble(f -> f.getTrack().getEpsilonBudget()).max().orElse(0));
         long enrolledImages = o.published().values().stream().filter(f -> f.getEnrollmentLabel() != null)
                 .map(f -> f.getTrackId()).distinct().count();
         System.out.printf("enrollment:           %d releases of %d enrolled images (%d each: %.1f epsilon per enrolled image, composed)%n",

@@ -100,16 +100,24 @@ public final class RdpMechanism {
         double[] sparse = new double[d];
         double[] a = new double[keep];
         double[] delta = new double[keep];
+        double influenceSum = 0;
+        for (int r = 0; r < keep; r++) {
+            influenceSum += basis.influence(rank[r]);
+        }
         for (int r = 0; r < keep; r++) {
             int k = rank[r];
             sparse[k] = c[k];
             delta[r] = basis.sensitivity(k);
-            a[r] = basis.influence(k) * delta[r];
+            // The ranked coefficients share the budget by influence: weights normalised to sum
+            // to 1 over the sparsified subspace. This discount (every weight is below 1) is where
+            // ε0 stops being a standard DP bound; see docs/privacy-rdp.md.
+            a[r] = basis.influence(k) / influenceSum * delta[r];
         }
         double[] b = new double[keep];
         int iterations = 0;
         switch (mode) {
-            case UNIFORM -> Arrays.fill(b, RdpScales.uniform(q, delta, epsilon));
+            // Plain RDP: the same normalised budget, with equal weights 1/M_P instead of ranked ones.
+            case UNIFORM -> Arrays.fill(b, RdpScales.uniform(q, delta, epsilon) / keep);
             case NA -> Arrays.fill(b, RdpScales.na(q, a, epsilon));
             case LMGD -> {
                 RdpScales.Lmgd r = RdpScales.lmgd(q, a, epsilon, lmgd.eta(), lmgd.tolerance(), lmgd.maxIterations());

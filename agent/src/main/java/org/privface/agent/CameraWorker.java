@@ -1,0 +1,187 @@
+package org.privface.agent;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.opencv.core.Mat;
+import org.opencv.core.Rect;
+import org.privface.agent.capture.Frame;
+import org.privface.agent.detect.FaceCrops;
+import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.policy.PolicyStore;
+import org.privface.agent.policy.SitePolicy;
+import org.privface.agent.privacy.FaceMechanism;
+import org.privface.agent.privacy.Release;
+import org.privface.agent.publish.FacePublisher;
+import org.privface.agent.publish.Uplink;
+import org.privface.agent.track.Box;
+import org.privface.agent.track.IouTracker;
+import org.privface.agent.track.TrackBudget;
+import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.TrackRelease;
+
+/**
+ * One camera's frames: detect, track, ask the track's budget, perturb, spool. Runs on the
+ * camera's own thread, so its detector and tracker need no locking.
+ *
+ * <p>A policy change applies to tracks that start after it. Tracks already under way release
+ * nothing more, so no change, remote or local, can raise what an appearance in progress spends.
+ */
+final class CameraWorker {
+    private final String camera;
+    private final boolean independentFrames;
+    private final FaceDetector detector;
+    private final PolicyStore policies;
+    private final Mechanisms mechanisms;
+    private final FacePublisher publisher;
+    private final Uplink uplink;
+    private final Ledger ledger;
+    private final IouTracker tracker = new IouTracker();
+    /** The version of the policy each live track started under, and its releases so far. */
+    private final Map<String, long[]> tracks = new HashMap<>();
+    private TrackBudget budget;
+    private long budgetVersion = -1;
+
+    final AtomicLong frames = new AtomicLong();
+    final AtomicLong faces = new AtomicLong();
+    final AtomicLong releases = new AtomicLong();
+    final AtomicLong withheld = new AtomicLong();
+    final AtomicLong spoolDropped = new AtomicLong();
+    private final Counter framesCounter;
+    private final Counter facesCounter;
+    private final Counter releasesCounter;
+    private final Counter withheldCounter;
+    private final DistributionSummary epsilonPerRelease;
+    private final DistributionSummary releasesPerTrack;
+    private final Counter epsilonSpent;
+
+    CameraWorker(String camera, boolean independentFrames, FaceDetector detector, PolicyStore policies,
+                 Mechanisms mechanisms, FacePublisher publisher, Uplink uplink, Ledger ledger, MeterRegistry metrics) {
+        this.camera = camera;
+        this.independentFrames = independentFrames;
+        this.detector = detector;
+        this.policies = policies;
+        this.mechanisms = mechanisms;
+        this.publisher = publisher;
+        this.uplink = uplink;
+        this.ledger = ledger;
+        String site = policies.site();
+        framesCounter = Counter.builder("privface.agent.frames").tag("site", site).tag("camera", camera)
+                .description("frames read").register(metrics);
+        facesCounter = Counter.builder("privface.agent.faces.detected").tag("site", site).tag("camera", camera)
+                .register(metrics);
+        releasesCounter = Counter.builder("privface.agent.releases").tag("site", site).tag("camera", camera)
+                .description("perturbed faces released (spooled for the broker)").register(metrics);
+        withheldCounter = Counter.builder("privface.agent.releases.withheld").tag("site", site).tag("camera", camera)
+                .description("faces not released because their track's budget was spent").register(metrics);
+        epsilonPerRelease = DistributionSummary.builder("privface.agent.epsilon.per.face").tag("site", site)
+                .tag("camera", camera).description("epsilon each released face spent").register(metrics);
+        releasesPerTrack = DistributionSummary.builder("privface.agent.releases.per.track").tag("site", site)
+                .tag("camera", camera).description("releases of each ended track").register(metrics);
+        epsilonSpent = Counter.builder("privface.agent.epsilon.spent").tag("site", site).tag("camera", camera)
+                .description("sum of epsilon over all releases").register(metrics);
+    }
+
+    void accept(Frame frame) {
+        frames.incrementAndGet();
+        framesCounter.increment();
+        PolicyStore.Versioned v = policies.current();
+        SitePolicy policy = policies.forCamera(camera);
+        if (v.version() != budgetVersion) {
+            budget = new TrackBudget(policy.budgetPolicy(), policy.epsilon(), policy.window());
+            budgetVersion = v.version();
+        }
+        Mat grey = FaceCrops.grey(frame.image());
+        try {
+            List<Rect> boxes = detector.detect(grey);
+            List<IouTracker.Tracked> tracked = track(boxes, frame);
+            FaceCrops.Shape shape = Mechanisms.shape(policy);
+            for (int i = 0; i < boxes.size(); i++) {
+                IouTracker.Tracked t = tracked.get(i);
+                Optional<double[]> face = FaceCrops.crop(grey, boxes.get(i), shape);
+                if (face.isEmpty()) {
+                    continue; // does not fit in the frame: dropped, never published as garbage
+                }
+                faces.incrementAndGet();
+                facesCounter.increment();
+                long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {budgetVersion, 0});
+                Optional<TrackBudget.Grant> grant = state[0] == budgetVersion
+                        ? budget.request(t.trackId(), t.framesSeen(), frame.capturedAt()) : Optional.empty();
+                if (grant.isEmpty()) {
+                    withheld.incrementAndGet();
+                    withheldCounter.increment();
+                    continue;
+                }
+                TrackBudget.Grant g = grant.get();
+                FaceMechanism m = mechanisms.forRelease(policy, g.epsilonForThisRelease());
+                Release rel = m.perturb(face.get());
+                PerturbedFace rec = publisher.record(rel, camera, t.trackId(), frame.capturedAt(), null,
+                        TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())
+                                .setEpsilonSpentInWindow(g.epsilonSpentInWindow()).setEpsilonBudget(g.epsilonBudget())
+                                .setBudgetPolicy(g.policy()).setWindowStartMillis(g.windowStart()).build());
+                ledger.write(rec.getEventId(), frame.origin());
+                if (!uplink.submit(rec)) {
+                    spoolDropped.incrementAndGet();
+                }
+                state[1]++;
+                releases.incrementAndGet();
+                releasesCounter.increment();
+                epsilonPerRelease.record(rel.epsilonPerFace());
+                epsilonSpent.increment(rel.epsilonPerFace());
+            }
+        } finally {
+            if (grey != frame.image()) {
+                grey.release();
+            }
+        }
+        List<String> ended = independentFrames ? new ArrayList<>(tracks.keySet()) : tracker.ended();
+        for (String id : ended) {
+            long[] state = tracks.remove(id);
+            if (state != null) {
+                releasesPerTrack.record(state[1]);
+            }
+            budget.forget(id);
+        }
+    }
+
+    private List<IouTracker.Tracked> track(List<Rect> boxes, Frame frame) {
+        if (independentFrames) {
+            // Unrelated stills (an image folder): every face is its own appearance.
+            List<IouTracker.Tracked> out = new ArrayList<>(boxes.size());
+            for (Rect r : boxes) {
+                out.add(new IouTracker.Tracked("trk-" + UUID.randomUUID(), new Box(r.x, r.y, r.width, r.height), true, 1));
+            }
+            return out;
+        }
+        List<Box> b = new ArrayList<>(boxes.size());
+        for (Rect r : boxes) {
+            b.add(new Box(r.x, r.y, r.width, r.height));
+        }
+        return tracker.update(b, frame.sequence(), frame.capturedAt() == null ? Instant.now() : frame.capturedAt());
+    }
+
+    Map<String, Object> report() {
+        TrackBudget.Stats s = budget == null ? null : budget.stats();
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("frames", frames.get());
+        m.put("facesDetected", faces.get());
+        m.put("releases", releases.get());
+        m.put("withheldByBudget", withheld.get());
+        m.put("droppedBySpool", spoolDropped.get());
+        m.put("liveTracks", tracks.size());
+        if (s != null) {
+            m.put("epsilonSpent", s.epsilonSpent());
+            m.put("budgetPolicy", s.policy());
+        }
+        return m;
+    }
+}

@@ -1,0 +1,113 @@
+package org.privface.agent;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.privface.agent.dataset.FaceDatasets;
+import org.privface.agent.dataset.LabelledFaces;
+import org.privface.agent.detect.FaceCrops;
+import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.policy.SitePolicy;
+import org.privface.agent.privacy.EigenBasis;
+import org.privface.agent.privacy.FaceMechanism;
+import org.privface.agent.privacy.PeepMechanism;
+import org.privface.agent.privacy.SecureLaplace;
+import org.privface.agent.privacy.SensitivityMode;
+import org.privface.agent.privacy.rdp.RdpBasis;
+import org.privface.agent.privacy.rdp.RdpFaceMechanism;
+import org.privface.agent.privacy.rdp.RdpMechanism;
+import org.privface.agent.privacy.rdp.RdpMode;
+
+/**
+ * Builds the mechanism a policy calls for at a given ε per release. Bases are fitted once, from
+ * the gateway's enrollment folder (or, for PEEP, loaded from the basis file), and mechanisms are
+ * cached per (mechanism, mode, ε, image release), since budget policies reuse a few ε values.
+ */
+final class Mechanisms {
+    /** Haar levels for RDP's 64×64 crops: 8×8 approximation blocks. */
+    static final int RDP_LEVELS = 3;
+
+    private final AgentSettings settings;
+    private final FaceDetector detector;
+    private final SecureLaplace laplace = new SecureLaplace();
+    private final Map<FaceCrops.Shape, LabelledFaces> enrollment = new ConcurrentHashMap<>();
+    private final Map<String, FaceMechanism> cache = new ConcurrentHashMap<>();
+    private volatile EigenBasis peepBasis;
+    private volatile RdpBasis rdpBasis;
+
+    Mechanisms(AgentSettings settings, FaceDetector detector) {
+        this.settings = settings;
+        this.detector = detector;
+    }
+
+    FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease) {
+        String key = p.mechanism() + "/" + p.mode() + "/" + epsilonPerRelease + "/" + p.imageRelease();
+        return cache.computeIfAbsent(key, k -> switch (p.mechanism()) {
+            case PEEP -> new PeepMechanism(peepBasis(), SensitivityMode.fromWireName(p.mode()), epsilonPerRelease, laplace);
+            case RDP -> new RdpFaceMechanism(new RdpMechanism(rdpBasis(), RdpMode.parse(p.mode()), epsilonPerRelease, laplace),
+                    p.imageRelease());
+        });
+    }
+
+    static FaceCrops.Shape shape(SitePolicy p) {
+        return switch (p.mechanism()) {
+            case PEEP -> FaceCrops.Shape.PEEP;
+            case RDP -> FaceCrops.Shape.RDP;
+        };
+    }
+
+    /** The enrollment folder's faces at a shape; null when no folder is configured. */
+    LabelledFaces enrollment(FaceCrops.Shape shape) {
+        if (settings.getEnrollFolder() == null) {
+            return null;
+        }
+        return enrollment.computeIfAbsent(shape, s -> {
+            try {
+                return FaceDatasets.detected(settings.getEnrollFolder(), detector, s);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read the enrollment folder: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    synchronized EigenBasis peepBasis() {
+        if (peepBasis == null) {
+            try {
+                Path file = settings.getBasisFile();
+                if (file != null && Files.exists(file)) {
+                    peepBasis = EigenBasis.load(file);
+                } else {
+                    LabelledFaces faces = required(FaceCrops.Shape.PEEP);
+                    peepBasis = EigenBasis.fit(faces.faces(), settings.getComponents(), FaceCrops.WIDTH, FaceCrops.HEIGHT);
+                    if (file != null) {
+                        peepBasis.save(file);
+                    }
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot load or save the PEEP basis: " + e.getMessage(), e);
+            }
+        }
+        return peepBasis;
+    }
+
+    synchronized RdpBasis rdpBasis() {
+        if (rdpBasis == null) {
+            LabelledFaces faces = required(FaceCrops.Shape.RDP);
+            rdpBasis = RdpBasis.fit(faces.faces(), settings.getComponents(), FaceCrops.Shape.RDP.width(),
+                    FaceCrops.Shape.RDP.height(), RDP_LEVELS);
+        }
+        return rdpBasis;
+    }
+
+    private LabelledFaces required(FaceCrops.Shape shape) {
+        LabelledFaces faces = enrollment(shape);
+        if (faces == null) {
+            throw new IllegalStateException("no basis: set agent.basis-file to an existing PEEP basis or agent.enroll-folder to fit one"
+                    + (shape == FaceCrops.Shape.RDP ? " (RDP fits its basis from agent.enroll-folder)" : ""));
+        }
+        return faces;
+    }
+}
