@@ -52,6 +52,8 @@ class AgentPipelineTest implements TestPropertyProvider {
         return Path.of(System.getProperty("privface.root", "..")).resolve("test-data/synthetic").toAbsolutePath();
     }
 
+    private static final Path DATA_DIR = tempDir();
+
     static Path tempDir() {
         try {
             return Files.createTempDirectory("agent-test");
@@ -76,7 +78,7 @@ class AgentPipelineTest implements TestPropertyProvider {
                 "agent.source", synthetic().resolve("query").toString(),
                 "agent.epsilon", "16",
                 "agent.components", "12",
-                "agent.data-dir", tempDir().toString(),
+                "agent.data-dir", DATA_DIR.toString(),
                 "agent.floor.epsilon-max", "64",
                 "agent.control.token", TOKEN);
     }
@@ -156,5 +158,30 @@ class AgentPipelineTest implements TestPropertyProvider {
         assertEquals(422, bad.getStatus().getCode());
         String audit = client.retrieve(io.micronaut.http.HttpRequest.GET("/control/audit").bearerAuth(TOKEN));
         assertTrue(audit.contains("CLAMPED") && audit.contains("REJECTED"), audit);
+    }
+
+    @Test
+    @org.junit.jupiter.api.Order(3)
+    void nothingButPerturbedRecordsAndTheAuditLogReachTheGatewaysDisk() throws Exception {
+        assertTrue(pipeline.awaitCompletion());
+        assertEquals(0, pipeline.uplink().spool().depth(), "every record acknowledged and removed from the spool");
+        List<Path> files;
+        try (var walk = Files.walk(DATA_DIR)) {
+            files = walk.filter(Files::isRegularFile).toList();
+        }
+        for (Path f : files) {
+            String name = DATA_DIR.relativize(f).toString();
+            assertTrue(name.equals("audit.jsonl") || name.matches("spool/(checkpoint|spool\\.lock|seg-\\d+\\.log)"),
+                    "unexpected file on the gateway's disk: " + name);
+            byte[] b = Files.readAllBytes(f);
+            for (int i = 0; i + 3 < b.length; i++) {
+                boolean jpeg = (b[i] & 0xff) == 0xFF && (b[i + 1] & 0xff) == 0xD8 && (b[i + 2] & 0xff) == 0xFF;
+                boolean png = (b[i] & 0xff) == 0x89 && b[i + 1] == 'P' && b[i + 2] == 'N' && b[i + 3] == 'G';
+                assertTrue(!jpeg && !png, name + " holds an encoded image at byte " + i);
+            }
+        }
+        for (String line : Files.readAllLines(DATA_DIR.resolve("audit.jsonl"))) {
+            assertTrue(line.startsWith("{") && line.endsWith("}") && line.length() < 2048, "audit lines are small JSON: " + line);
+        }
     }
 }

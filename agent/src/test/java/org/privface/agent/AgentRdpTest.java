@@ -1,0 +1,96 @@
+package org.privface.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.test.support.TestPropertyProvider;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.privface.kafka.testkit.RealKafka;
+import org.privface.wire.FaceRecords;
+import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.RecordKind;
+import org.privface.wire.topics.TopicApplier;
+import org.privface.wire.topics.Topics;
+
+/** RDP (strict, with image release enabled locally) end to end through a real broker. */
+@MicronautTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AgentRdpTest implements TestPropertyProvider {
+    private static final String SITE = "agentrdp";
+
+    @Inject
+    AgentPipeline pipeline;
+
+    @Override
+    public Map<String, String> getProperties() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
+        try (Admin admin = Admin.create(p)) {
+            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return Map.of("kafka.bootstrap.servers", RealKafka.bootstrapServers(),
+                "micronaut.server.port", "-1",
+                "agent.site-id", SITE,
+                "agent.enroll-folder", AgentPipelineTest.synthetic().resolve("enroll").toString(),
+                "agent.source", AgentPipelineTest.synthetic().resolve("query").toString(),
+                "agent.mechanism", "rdp",
+                "agent.sensitivity-mode", "strict",
+                "agent.image-release", "true",
+                "agent.epsilon", "8",
+                "agent.data-dir", AgentPipelineTest.tempDir().toString());
+    }
+
+    @Test
+    void publishesStrictRdpFeaturesAndTheSanitizedImage() throws Exception {
+        assertTrue(pipeline.awaitCompletion(), "pipeline finished without error");
+        List<PerturbedFace> records = new ArrayList<>();
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
+        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(cp, new StringDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (String t : List.of(Topics.enrollment(SITE), Topics.query(SITE))) {
+                c.partitionsFor(t).forEach(pi -> tps.add(new TopicPartition(t, pi.partition())));
+            }
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (records.size() < pipeline.published() && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    records.add(FaceRecords.decodeFace(r.value()));
+                }
+            }
+        }
+        assertEquals(pipeline.published(), records.size());
+        assertTrue(records.stream().anyMatch(f -> f.getKind() == RecordKind.QUERY));
+        for (PerturbedFace f : records) {
+            assertEquals("RDP", f.getMechanism().getName());
+            assertEquals("strict", f.getMechanism().getSensitivityMode());
+            assertEquals(8.0, f.getMechanism().getEpsilonPerFace(), "pure epsilon-LDP per face, as configured");
+            assertTrue(f.getMechanism().getBasisId().startsWith("rdp-3-pca-"));
+            assertEquals(8, f.getDimension());
+            assertNotNull(f.getSanitizedImage(), "image release was enabled by the gateway's own configuration");
+            assertEquals(64, f.getSanitizedImage().getWidth());
+            assertEquals(64 * 64, f.getSanitizedImage().getPixels().size());
+        }
+    }
+}
