@@ -184,4 +184,54 @@ class AgentPipelineTest implements TestPropertyProvider {
             assertTrue(line.startsWith("{") && line.endsWith("}") && line.length() < 2048, "audit lines are small JSON: " + line);
         }
     }
+
+    @Inject
+    org.privface.agent.control.GatewayState gateway;
+
+    @Test
+    @org.junit.jupiter.api.Order(4)
+    void controlTopicChangesAreClampedToTheFloorAndReportedOnTheStatusTopic() throws Exception {
+        Properties pp = new Properties();
+        pp.put("bootstrap.servers", RealKafka.bootstrapServers());
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(pp,
+                new org.apache.kafka.common.serialization.StringSerializer(),
+                new org.apache.kafka.common.serialization.StringSerializer())) {
+            var rec = new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE, "{\"epsilon\": 0.01}");
+            rec.headers().add("privface.operator", "carol".getBytes());
+            producer.send(rec).get();
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE, "not json")).get();
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (gateway.policies().current().policy().epsilon() != 0.1 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(0.1, gateway.policies().current().policy().epsilon(), "0.01 requested, raised to the floor's minimum");
+        var audit = gateway.policies().audit().recent();
+        assertTrue(audit.stream().anyMatch(e -> e.outcome().equals("CLAMPED") && e.principal().equals("carol")
+                && e.source().startsWith("control-topic@")), audit.toString());
+        while (audit.stream().noneMatch(e -> e.outcome().equals("REJECTED") && e.principal().contains("unreadable"))
+                && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            audit = gateway.policies().audit().recent();
+        }
+        assertTrue(audit.stream().anyMatch(e -> e.outcome().equals("REJECTED") && e.principal().contains("unreadable")),
+                "a malformed control record is audited as rejected");
+
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
+        String report = null;
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
+            TopicPartition tp = new TopicPartition(Topics.status(SITE), 0);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            while ((report == null || !report.contains("\"epsilonPerTrack\":0.1")) && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    if (r.key().equals(gateway.gatewayId())) {
+                        report = r.value();
+                    }
+                }
+            }
+        }
+        assertTrue(report != null && report.contains("\"epsilonPerTrack\":0.1") && report.contains("\"floor\""), report);
+    }
 }

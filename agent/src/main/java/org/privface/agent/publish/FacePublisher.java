@@ -127,6 +127,7 @@ public final class FacePublisher implements AutoCloseable {
 
     @Override
     public void close() {
-        producer.close();
+        // Bounded: a dead broker must not hold up shutdown; unacknowledged records stay spooled.
+        producer.close(java.time.Duration.ofSeconds(5));
     }
 }

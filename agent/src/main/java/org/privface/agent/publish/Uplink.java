@@ -247,6 +247,6 @@ public final class Uplink implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        publisher.flush();
+        // No flush: whatever is unacknowledged is still on the spool and is resent on the next start.
     }
 }
