@@ -193,10 +193,11 @@ public final class Demo {
         System.out.printf("epsilon per face:     %.3f (per coordinate %.4f) on every record%n", epsFace,
                 any.getMechanism().getEpsilonPerCoordinate());
         System.out.printf("faces detected:       %d in query frames%n", queries);
+        PerturbedFace query = o.published().values().stream().filter(f -> f.getEnrollmentLabel() == null)
+                .findFirst().orElse(any);
         System.out.printf("per-track budget:     %s, epsilon %.3f per track (each query image is its own track)%n",
-                any.getTrack() == null ? "none" : any.getTrack().getBudgetPolicy(),
-                o.published().values().stream().filter(f -> f.getEnrollmentLabel() == null && f.getTrack() != null)
-                        .mapToDouble(f -> f.getTrack().getEpsilonBudget()).max().orElse(0));
+                query.getTrack() == null ? "none" : query.getTrack().getBudgetPolicy(),
+                query.getTrack() == null ? 0 : query.getTrack().getEpsilonBudget());
         long enrolledImages = o.published().values().stream().filter(f -> f.getEnrollmentLabel() != null)
                 .map(f -> f.getTrackId()).distinct().count();
         System.out.printf("enrollment:           %d releases of %d enrolled images (%d each: %.1f epsilon per enrolled image, composed)%n",
