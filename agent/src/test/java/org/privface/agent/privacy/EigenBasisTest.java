@@ -13,10 +13,10 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class EigenBasisTest {
+public class EigenBasisTest {
 
     /** n faces of d pixels drawn around a few latent directions, so the top components are known. */
-    static double[][] faces(int n, int d, long seed) {
+    public static double[][] faces(int n, int d, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         double[][] dirs = new double[3][d];
         for (double[] dir : dirs) {
