@@ -67,18 +67,9 @@ public final class PeepEvaluation {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opt = new HashMap<>(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
+        Map<String, String> opt = EvalOptions.parse(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
                 .orElse("../shared/datasets"), "--out", "docs/results", "--seeds", "5", "--mlp", "small",
-                "--only", "fig7,fig9,fig10,attack", "--sets", "lfw5,orl", "--paper-mode", "paper-pixel"));
-        // Maven passes -Deval.args="--sets lfw5 --seeds 3" as one argument.
-        args = Arrays.stream(args).flatMap(a -> Arrays.stream(a.trim().split("\\s+"))).filter(a -> !a.isEmpty())
-                .toArray(String[]::new);
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!opt.containsKey(args[i])) {
-                throw new IllegalArgumentException("unknown option " + args[i] + "; options: " + opt.keySet());
-            }
-            opt.put(args[i], args[i + 1]);
-        }
+                "--only", "fig7,fig9,fig10,attack", "--sets", "lfw5,orl", "--paper-mode", "paper-pixel"), args);
         OpenCv.load();
         Path datasets = Path.of(opt.get("--datasets"));
         Path out = Files.createDirectories(Path.of(opt.get("--out")));

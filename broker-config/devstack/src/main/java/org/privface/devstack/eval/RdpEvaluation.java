@@ -131,22 +131,10 @@ public final class RdpEvaluation {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opt = new HashMap<>(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
+        Map<String, String> opt = EvalOptions.parse(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
                 .orElse("../shared/datasets"), "--out", "docs/results", "--seeds", "3", "--limit", "0",
                 "--sets", "lfw5,orl", "--examples", "broker-config/devstack/target",
-                "--synthetic", "test-data/synthetic/enroll"));
-        // Maven passes -Deval.args="--sets lfw5 --limit 40" as one argument.
-        args = Arrays.stream(args).flatMap(a -> Arrays.stream(a.trim().split("\\s+"))).filter(a -> !a.isEmpty())
-                .toArray(String[]::new);
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!opt.containsKey(args[i])) {
-                throw new IllegalArgumentException("unknown option " + args[i] + "; options: " + opt.keySet());
-            }
-            opt.put(args[i], args[i + 1]);
-        }
-        if (args.length % 2 != 0) {
-            throw new IllegalArgumentException("option " + args[args.length - 1] + " needs a value");
-        }
+                "--synthetic", "test-data/synthetic/enroll"), args);
         System.setProperty("java.awt.headless", "true");
         OpenCv.load();
         Path datasets = Path.of(opt.get("--datasets"));
