@@ -13,19 +13,33 @@ import java.util.UUID;
 /**
  * A real Apache Kafka 4.x broker in its own JVM, from the jars that broker-config/server resolves,
  * configured from broker-config/kraft/dev-single-node.properties with free loopback ports and a
- * temporary data directory.
+ * temporary data directory. {@link #stop()} and {@link #restart()} take it down and bring it back
+ * on the same ports and data directory, so topics and records survive (fault tests).
  */
 final class KafkaServerProcess implements AutoCloseable {
-    private final ManagedProcess process;
-    private final String bootstrapServers;
+    private static final List<String> JVM = List.of("-Xms256m", "-Xmx512m");
 
-    private KafkaServerProcess(ManagedProcess process, String bootstrapServers) {
-        this.process = process;
+    private final String classpath;
+    private final Path config;
+    private final Path workDir;
+    private final String bootstrapServers;
+    private ManagedProcess process;
+    private int starts;
+
+    private KafkaServerProcess(String classpath, Path config, Path workDir, String bootstrapServers) {
+        this.classpath = classpath;
+        this.config = config;
+        this.workDir = workDir;
         this.bootstrapServers = bootstrapServers;
     }
 
+    /** The file that lists the broker's jars; present once broker-config/server has been built. */
+    static Path classpathFile(Path root) {
+        return root.resolve("broker-config/server/target/kafka-server.classpath");
+    }
+
     static KafkaServerProcess start(Path root, Path workDir) throws IOException, InterruptedException {
-        Path cpFile = root.resolve("broker-config/server/target/kafka-server.classpath");
+        Path cpFile = classpathFile(root);
         if (!Files.exists(cpFile)) {
             throw new IllegalStateException(cpFile + " is missing: build broker-config/server first (mvn install)");
         }
@@ -47,22 +61,51 @@ final class KafkaServerProcess implements AutoCloseable {
         }
         String clusterId = UUID.randomUUID().toString();
         clusterId = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(uuidBytes(clusterId));
-        List<String> jvm = List.of("-Xms256m", "-Xmx512m");
-        try (ManagedProcess format = ManagedProcess.java("kafka-format", classpath, "kafka.tools.StorageTool", jvm,
+        try (ManagedProcess format = ManagedProcess.java("kafka-format", classpath, "kafka.tools.StorageTool", JVM,
                 List.of("format", "-t", clusterId, "-c", config.toString()), Map.of(), workDir)) {
             if (format.await(Duration.ofSeconds(60)) != 0) {
                 throw new IllegalStateException("formatting the KRaft log failed; see " + format.log());
             }
         }
-        ManagedProcess broker = ManagedProcess.java("kafka", classpath, "kafka.Kafka", jvm,
-                List.of(config.toString()), Map.of(), workDir);
+        KafkaServerProcess k = new KafkaServerProcess(classpath, config, workDir, "127.0.0.1:" + port);
+        k.launch();
+        return k;
+    }
+
+    /** Starts the broker JVM on the formatted data directory and waits until it serves. */
+    private void launch() throws IOException, InterruptedException {
+        starts++;
+        // A log file per start: the wait below looks for the start-up line in it.
+        ManagedProcess broker = ManagedProcess.java(starts == 1 ? "kafka" : "kafka-" + starts, classpath, "kafka.Kafka",
+                JVM, List.of(config.toString()), Map.of(), workDir);
         try {
             broker.awaitLog("Kafka Server started", Duration.ofSeconds(60));
         } catch (RuntimeException | IOException | InterruptedException e) {
             broker.close();
             throw e;
         }
-        return new KafkaServerProcess(broker, "127.0.0.1:" + port);
+        process = broker;
+    }
+
+    /**
+     * Stops the broker (SIGTERM: a controlled shutdown; SIGKILL if it takes longer than 15 s). Its
+     * ports and data directory stay this object's, for {@link #restart()}.
+     */
+    synchronized void stop() {
+        if (process != null) {
+            process.close();
+            process = null;
+        }
+    }
+
+    /** Starts the broker again (stopping it first if it runs) on the same ports and data directory. */
+    synchronized void restart() throws IOException, InterruptedException {
+        stop();
+        launch();
+    }
+
+    synchronized boolean running() {
+        return process != null && process.alive();
     }
 
     private static byte[] uuidBytes(String uuid) {
@@ -80,8 +123,13 @@ final class KafkaServerProcess implements AutoCloseable {
         return bootstrapServers;
     }
 
+    /** Where the broker's logs go, one file per start (kafka.log, kafka-2.log, ...). */
+    Path workDir() {
+        return workDir;
+    }
+
     @Override
     public void close() {
-        process.close();
+        stop();
     }
 }
