@@ -94,12 +94,16 @@ public final class Uplink implements AutoCloseable {
     private void sendLoop() {
         while (running) {
             try {
-                List<DiskSpool.Spooled> batch = spool.peek(MAX_IN_FLIGHT * 2);
+                List<DiskSpool.Spooled> batch = hasUnsent() ? spool.peek(MAX_IN_FLIGHT * 2) : List.of();
                 int sent = 0;
                 for (DiskSpool.Spooled s : batch) {
                     lock.lock();
                     try {
-                        if (s.seq() < nextToSend || inFlight.contains(s.seq()) || acked.contains(s.seq())) {
+                        if (s.seq() < nextToSend) {
+                            continue;
+                        }
+                        if (inFlight.contains(s.seq()) || acked.contains(s.seq())) {
+                            nextToSend = s.seq() + 1; // already out (a resend pass is overtaking it)
                             continue;
                         }
                         if (inFlight.size() >= MAX_IN_FLIGHT || System.nanoTime() < retryAfterNanos) {
@@ -132,6 +136,16 @@ public final class Uplink implements AutoCloseable {
         }
     }
 
+    /** True when the spool holds entries not yet handed to the producer; saves a disk read per wake-up. */
+    private boolean hasUnsent() {
+        lock.lock();
+        try {
+            return spool.depth() > inFlight.size() + acked.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void send(DiskSpool.Spooled s) {
         SpoolEntry e = s.entry();
         try {
@@ -156,15 +170,10 @@ public final class Uplink implements AutoCloseable {
         try {
             inFlight.remove(s.seq());
             acked.add(s.seq());
-            // Commit the longest acknowledged prefix; entries acknowledged out of order wait for it.
-            long upTo = Long.MIN_VALUE;
-            for (DiskSpool.Spooled head : spool.peek(MAX_IN_FLIGHT * 2)) {
-                if (!acked.contains(head.seq())) {
-                    break;
-                }
-                upTo = head.seq();
-            }
-            if (upTo != Long.MIN_VALUE) {
+            // Entries go out in sequence order, so everything below the oldest entry still in
+            // flight or waiting to be resent has been acknowledged (or evicted): commit up to it.
+            long upTo = (inFlight.isEmpty() ? nextToSend : Math.min(inFlight.first(), nextToSend)) - 1;
+            if (!acked.isEmpty() && acked.first() <= upTo) {
                 spool.commit(upTo);
                 acked.headSet(upTo, true).clear();
             }
