@@ -25,12 +25,16 @@ import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
  */
 public final class EigenBasis {
     private static final int MAGIC = 0x45494746; // "EIGF"
-    private static final int FORMAT_VERSION = 1;
+    /** Version 2 adds the L2 radius; version 1 files still load (see {@link #l2Radius()}). */
+    private static final int FORMAT_VERSION = 2;
+    private static final int FORMAT_VERSION_WITHOUT_L2 = 1;
     /**
      * The l1-clip radius C is this quantile of the fitting faces' L1 norms: most faces pass
      * unclipped, and outliers cannot inflate the sensitivity 2C that every release pays for.
      */
     static final double L1_RADIUS_QUANTILE = 0.9;
+    /** The L2-clip radius τ of the Gaussian mechanism: the same quantile, for the same reason, of the L2 norms. */
+    static final double L2_RADIUS_QUANTILE = 0.9;
 
     private final int width;
     private final int height;
@@ -40,12 +44,14 @@ public final class EigenBasis {
     private final double[] lower;
     private final double[] upper;
     private final double l1Radius;
+    /** NaN for a basis read from a version-1 file, which predates it. */
+    private final double l2Radius;
     /** U (nc × d) off-heap in single precision, for OpenBLAS. */
     private final org.bytedeco.javacpp.FloatPointer matrix;
     private final String id;
 
     EigenBasis(int width, int height, double[] mean, double[][] components, double[] eigenvalues,
-               double[] lower, double[] upper, double l1Radius) {
+               double[] lower, double[] upper, double l1Radius, double l2Radius) {
         if (width * height != mean.length) {
             throw new IllegalArgumentException("mean has " + mean.length + " pixels, expected " + width + "x" + height);
         }
@@ -68,6 +74,10 @@ public final class EigenBasis {
             throw new IllegalArgumentException("l1Radius must be positive and finite");
         }
         this.l1Radius = l1Radius;
+        if (!Double.isNaN(l2Radius) && (!(l2Radius > 0) || !Double.isFinite(l2Radius))) {
+            throw new IllegalArgumentException("l2Radius must be positive and finite");
+        }
+        this.l2Radius = l2Radius;
         this.matrix = Blas.matrix(components);
         this.id = "pca-" + HexFormat.of().formatHex(sha256(toBytes()), 0, 8);
     }
@@ -115,7 +125,7 @@ public final class EigenBasis {
 
     /**
      * Fixes the clamp ranges from the given fitting faces: per component the min and max of their
-     * projections, and the l1-clip radius as a quantile of their L1 norms.
+     * projections, and the l1- and l2-clip radii as quantiles of their L1 and L2 norms.
      */
     static EigenBasis bounded(int width, int height, double[] mean, double[][] comps, double[] eig, double[][] faces) {
         int nc = comps.length;
@@ -124,19 +134,24 @@ public final class EigenBasis {
         double[] hi = new double[nc];
         Arrays.fill(lo, Double.POSITIVE_INFINITY);
         Arrays.fill(hi, Double.NEGATIVE_INFINITY);
-        EigenBasis unbounded = new EigenBasis(width, height, mean, comps, eig, filled(nc, -1), filled(nc, 1), 1);
+        EigenBasis unbounded = new EigenBasis(width, height, mean, comps, eig, filled(nc, -1), filled(nc, 1), 1, 1);
         double[] l1 = new double[n];
+        double[] l2 = new double[n];
         for (int i = 0; i < n; i++) {
             double[] c = unbounded.project(faces[i]);
             for (int k = 0; k < nc; k++) {
                 lo[k] = Math.min(lo[k], c[k]);
                 hi[k] = Math.max(hi[k], c[k]);
                 l1[i] += Math.abs(c[k]);
+                l2[i] += c[k] * c[k];
             }
+            l2[i] = Math.sqrt(l2[i]);
         }
         Arrays.sort(l1);
+        Arrays.sort(l2);
         double radius = l1[(int) Math.floor(L1_RADIUS_QUANTILE * (n - 1))];
-        return new EigenBasis(width, height, mean, comps, eig, lo, hi, radius);
+        double radius2 = l2[(int) Math.floor(L2_RADIUS_QUANTILE * (n - 1))];
+        return new EigenBasis(width, height, mean, comps, eig, lo, hi, radius, radius2);
     }
 
     /**
@@ -296,12 +311,22 @@ public final class EigenBasis {
         return l1Radius;
     }
 
-    /** Mean face, pixels in [0,1]. */
+    /**
+     * Radius τ of the L2 ball the Gaussian mechanism clips centred coordinates to; fixed at fitting
+     * time. A basis saved before version 2 has none and answers its L1 radius: every face's L2 norm
+     * is at most its L1 norm, so that quantile bounds this one. It is still fixed at fitting time,
+     * so the guarantee holds; only the noise is larger.
+     */
+    public double l2Radius() {
+        return Double.isNaN(l2Radius) ? l1Radius : l2Radius;
+    }
+
     /** Eigenface k, unit length, at the basis' size. */
     public double[] component(int k) {
         return components[k].clone();
     }
 
+    /** Mean face, pixels in [0,1]. */
     public double[] mean() {
         return mean.clone();
     }
@@ -330,7 +355,7 @@ public final class EigenBasis {
             throw new IOException("not an eigenbasis file");
         }
         int version = in.readInt();
-        if (version != FORMAT_VERSION) {
+        if (version != FORMAT_VERSION && version != FORMAT_VERSION_WITHOUT_L2) {
             throw new IOException("unsupported eigenbasis format version " + version);
         }
         int w = in.readInt();
@@ -344,7 +369,12 @@ public final class EigenBasis {
         for (int k = 0; k < nc; k++) {
             comps[k] = readArray(in, w * h);
         }
-        return new EigenBasis(w, h, mean, comps, readArray(in, nc), readArray(in, nc), readArray(in, nc), in.readDouble());
+        double[] eig = readArray(in, nc);
+        double[] lo = readArray(in, nc);
+        double[] hi = readArray(in, nc);
+        double l1 = in.readDouble();
+        double l2 = version == FORMAT_VERSION_WITHOUT_L2 ? Double.NaN : in.readDouble();
+        return new EigenBasis(w, h, mean, comps, eig, lo, hi, l1, l2);
     }
 
     private static double[] readArray(DataInputStream in, int n) throws IOException {
@@ -358,8 +388,10 @@ public final class EigenBasis {
     private byte[] toBytes() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
+            // A version-1 basis is written back as version 1, so its bytes and its id stay the same.
+            boolean legacy = Double.isNaN(l2Radius);
             out.writeInt(MAGIC);
-            out.writeInt(FORMAT_VERSION);
+            out.writeInt(legacy ? FORMAT_VERSION_WITHOUT_L2 : FORMAT_VERSION);
             out.writeInt(width);
             out.writeInt(height);
             out.writeInt(components.length);
@@ -371,6 +403,9 @@ public final class EigenBasis {
             write(out, lower);
             write(out, upper);
             out.writeDouble(l1Radius);
+            if (!legacy) {
+                out.writeDouble(l2Radius);
+            }
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

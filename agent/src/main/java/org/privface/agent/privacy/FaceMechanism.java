@@ -1,6 +1,6 @@
 package org.privface.agent.privacy;
 
-/** A local-DP mechanism the agent can run on a face crop; PEEP and RDP implement it. */
+/** A local-DP mechanism the agent can run on a face crop; PEEP, RDP and the Gaussian (GDP) mechanism implement it. */
 public interface FaceMechanism {
     /** Crop width the mechanism expects, in pixels. */
     int width();

@@ -109,6 +109,51 @@ public class EigenBasisTest {
     }
 
     @Test
+    void l2RadiusIsAFittingQuantileThatPersists(@TempDir Path dir) throws Exception {
+        double[][] x = faces(30, 30, 8);
+        EigenBasis basis = EigenBasis.fit(x, 4, 6, 5);
+        double[] norms = new double[x.length];
+        for (int i = 0; i < x.length; i++) {
+            double[] c = basis.project(x[i]);
+            for (double v : c) {
+                norms[i] += v * v;
+            }
+            norms[i] = Math.sqrt(norms[i]);
+        }
+        java.util.Arrays.sort(norms);
+        assertEquals(norms[(int) Math.floor(EigenBasis.L2_RADIUS_QUANTILE * (x.length - 1))], basis.l2Radius(), 1e-9);
+        assertTrue(basis.l2Radius() <= basis.l1Radius());
+        Path file = dir.resolve("basis.bin");
+        basis.save(file);
+        assertEquals(basis.l2Radius(), EigenBasis.load(file).l2Radius(), 0);
+    }
+
+    /** A version-1 file has no L2 radius: it loads with the L1 radius in its place and keeps its bytes and id. */
+    @Test
+    void versionOneBasesStillLoad(@TempDir Path dir) throws Exception {
+        EigenBasis fitted = EigenBasis.fit(faces(20, 30, 9), 3, 6, 5);
+        double[][] comps = new double[3][];
+        double[] lo = new double[3];
+        double[] hi = new double[3];
+        for (int k = 0; k < 3; k++) {
+            comps[k] = fitted.component(k);
+            lo[k] = fitted.lower(k);
+            hi[k] = fitted.upper(k);
+        }
+        EigenBasis legacy = new EigenBasis(6, 5, fitted.mean(), comps, fitted.eigenvalues(), lo, hi, fitted.l1Radius(),
+                Double.NaN);
+        Path file = dir.resolve("v1.bin");
+        legacy.save(file);
+        byte[] bytes = Files.readAllBytes(file);
+        assertEquals(1, java.nio.ByteBuffer.wrap(bytes, 4, 4).getInt(), "written as version 1");
+        EigenBasis back = EigenBasis.load(file);
+        assertEquals(legacy.id(), back.id());
+        assertEquals(fitted.l1Radius(), back.l2Radius(), 0);
+        back.save(file);
+        assertArrayEquals(bytes, Files.readAllBytes(file), "a version-1 basis round-trips byte for byte");
+    }
+
+    @Test
     void persistsWithAStableContentId(@TempDir Path dir) throws Exception {
         EigenBasis basis = EigenBasis.fit(faces(20, 30, 4), 4, 6, 5);
         Path file = dir.resolve("basis.bin");
