@@ -97,7 +97,7 @@ final class CameraWorker {
         PolicyStore.Versioned v = policies.current();
         SitePolicy policy = policies.forCamera(camera);
         if (v.version() != budgetVersion) {
-            budget = new TrackBudget(policy.budgetPolicy(), policy.epsilon(), policy.window());
+            budget = Mechanisms.budget(policy);
             budgetVersion = v.version();
         }
         Mat grey = FaceCrops.grey(frame.image());
@@ -122,7 +122,7 @@ final class CameraWorker {
                     continue;
                 }
                 TrackBudget.Grant g = grant.get();
-                FaceMechanism m = mechanisms.forRelease(policy, g.epsilonForThisRelease());
+                FaceMechanism m = mechanisms.forRelease(policy, g.epsilonForThisRelease(), g.muForThisRelease());
                 Release rel = m.perturb(face.get());
                 PerturbedFace rec = publisher.record(rel, camera, t.trackId(), frame.capturedAt(), null,
                         TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())

@@ -10,7 +10,12 @@ import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
+import org.privface.agent.privacy.gdp.GaussianMechanism;
+import org.privface.agent.privacy.gdp.MuGdp;
+import org.privface.agent.privacy.gdp.SecureGaussian;
+import org.privface.agent.track.TrackBudget;
 import org.privface.agent.privacy.EigenBasis;
 import org.privface.agent.privacy.FaceMechanism;
 import org.privface.agent.privacy.PeepMechanism;
@@ -33,6 +38,7 @@ final class Mechanisms {
     private final AgentSettings settings;
     private final FaceDetector detector;
     private final SecureLaplace laplace = new SecureLaplace();
+    private final SecureGaussian gaussian = new SecureGaussian();
     private final Map<FaceCrops.Shape, LabelledFaces> enrollment = new ConcurrentHashMap<>();
     private final Map<String, FaceMechanism> cache = new ConcurrentHashMap<>();
     private volatile EigenBasis peepBasis;
@@ -43,19 +49,39 @@ final class Mechanisms {
         this.detector = detector;
     }
 
-    FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease) {
-        String key = p.mechanism() + "/" + p.mode() + "/" + epsilonPerRelease + "/" + p.imageRelease();
+    /**
+     * @param epsilonPerRelease ε of the release (PEEP, RDP)
+     * @param muPerRelease      μ of the release (GAUSSIAN); NaN to derive it from ε at the default δ
+     */
+    FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease, double muPerRelease) {
+        double mu = p.mechanism() != Mechanism.GAUSSIAN ? Double.NaN
+                : Double.isNaN(muPerRelease) ? MuGdp.muFor(epsilonPerRelease, MuGdp.DEFAULT_DELTA) : muPerRelease;
+        String key = p.mechanism() + "/" + p.mode() + "/" + epsilonPerRelease + "/" + mu + "/" + p.imageRelease();
         return cache.computeIfAbsent(key, k -> switch (p.mechanism()) {
             case PEEP -> new PeepMechanism(peepBasis(), SensitivityMode.fromWireName(p.mode()), epsilonPerRelease, laplace);
             case RDP -> new RdpFaceMechanism(new RdpMechanism(rdpBasis(), RdpMode.parse(p.mode()), epsilonPerRelease, laplace),
                     p.imageRelease());
+            // φ = the largest eigenvalue: Δ = τ/√λ₁ and every coordinate's noise is at most τ/μ (docs/mechanisms.md).
+            case GAUSSIAN -> new GaussianMechanism(peepBasis(), mu, peepBasis().eigenvalues()[0], gaussian);
         });
+    }
+
+    FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease) {
+        return forRelease(p, epsilonPerRelease, Double.NaN);
+    }
+
+    /** How a policy's releases compose on a track. */
+    static TrackBudget budget(SitePolicy p) {
+        return new TrackBudget(p.budgetPolicy(), p.epsilon(), p.window(), TrackBudget.DEFAULT_MAX_TRACKS,
+                p.mechanism() == Mechanism.GAUSSIAN ? TrackBudget.Accounting.GAUSSIAN_DP : TrackBudget.Accounting.PURE_EPSILON,
+                MuGdp.DEFAULT_DELTA);
     }
 
     static FaceCrops.Shape shape(SitePolicy p) {
         return switch (p.mechanism()) {
             case PEEP -> FaceCrops.Shape.PEEP;
             case RDP -> FaceCrops.Shape.RDP;
+            case GAUSSIAN -> FaceCrops.Shape.PEEP;
         };
     }
 

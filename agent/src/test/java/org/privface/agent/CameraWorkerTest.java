@@ -44,12 +44,16 @@ class CameraWorkerTest {
     }
 
     Run run(String budget, double epsilon, Path dir) throws Exception {
+        return run(Mechanism.PEEP, "l1-clip", budget, epsilon, dir);
+    }
+
+    Run run(Mechanism mechanism, String mode, String budget, double epsilon, Path dir) throws Exception {
         AgentSettings s = new AgentSettings();
         s.setSiteId("workertest");
         s.setEnrollFolder(AgentPipelineTest.synthetic().resolve("enroll"));
         s.setComponents(8);
         s.setDataDir(dir);
-        SitePolicy policy = new SitePolicy(Mechanism.PEEP, "l1-clip", epsilon, budget, Duration.ofMinutes(10), false);
+        SitePolicy policy = new SitePolicy(mechanism, mode, epsilon, budget, Duration.ofMinutes(10), false);
         try (ApplicationContext ctx = ApplicationContext.run(Map.of("kafka.health.enabled", "false"))) {
             PolicyStore store = new PolicyStore("workertest", policy, new PrivacyFloor(0.1, 100), Map.of(),
                     new AuditLog(dir.resolve("audit.jsonl"), ctx.getBean(ObjectMapper.class)));
@@ -131,5 +135,23 @@ class CameraWorkerTest {
         }
         assertTrue(total < r.faces(), "most detections of a tracked person are withheld: " + total + " of " + r.faces());
         assertTrue(Files.exists(dir.resolve("audit.jsonl")));
+    }
+
+    @Test
+    void gaussianTracksStateMuAndComposeInQuadrature(@TempDir Path dir) throws Exception {
+        Run r = run(Mechanism.GAUSSIAN, "gdp", "max-k:k=4,every=2", 8, dir);
+        assertTrue(!r.byTrack().isEmpty());
+        for (List<PerturbedFace> releases : r.byTrack().values()) {
+            double muSquares = 0;
+            for (PerturbedFace f : releases) {
+                assertEquals("GAUSSIAN", f.getMechanism().getName());
+                assertEquals(1e-5, f.getMechanism().getDelta());
+                muSquares += f.getMechanism().getMu() * f.getMechanism().getMu();
+                assertTrue(f.getTrack().getEpsilonSpentInWindow() <= 8.0 + 1e-9);
+                assertTrue(f.getMechanism().getEpsilonPerFace() > 8.0 / 4, "each release gets more than a quarter");
+            }
+            double muTrack = org.privface.agent.privacy.gdp.MuGdp.muFor(8, 1e-5);
+            assertTrue(Math.sqrt(muSquares) <= muTrack * (1 + 1e-9), "sqrt(sum mu^2) within the track's mu");
+        }
     }
 }

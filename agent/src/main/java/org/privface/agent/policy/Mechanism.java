@@ -8,7 +8,13 @@ public enum Mechanism {
     /** Eigenface perturbation (Chamikara et al. 2020); modes are {@link org.privface.agent.privacy.SensitivityMode}s. */
     PEEP,
     /** Ranked DP on Haar wavelets (Ou et al.); modes are {@link org.privface.agent.privacy.rdp.RdpMode}s. */
-    RDP;
+    RDP,
+    /**
+     * Gaussian DP on eigen-coordinates (Soto et al.), mode {@code gdp}: ε is per track at
+     * δ = {@link org.privface.agent.privacy.gdp.MuGdp#DEFAULT_DELTA}, and a track's releases compose
+     * as μ-GDP, √(Σμ²), far tighter than summed ε when a person is released several times.
+     */
+    GAUSSIAN;
 
     public static Mechanism parse(String name) {
         try {

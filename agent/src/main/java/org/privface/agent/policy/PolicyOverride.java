@@ -36,6 +36,7 @@ public class PolicyOverride {
         return switch (m) {
             case PEEP -> "l1-clip";
             case RDP -> "strict";
+            case GAUSSIAN -> "gdp";
         };
     }
 

@@ -56,6 +56,11 @@ public record SitePolicy(Mechanism mechanism, String mode, double epsilon, Strin
         switch (mechanism) {
             case PEEP -> SensitivityMode.fromWireName(mode);
             case RDP -> RdpMode.parse(mode);
+            case GAUSSIAN -> {
+                if (!mode.equals("gdp")) {
+                    throw new IllegalArgumentException("unknown GAUSSIAN mode '" + mode + "'; known: [gdp]");
+                }
+            }
         }
     }
 }

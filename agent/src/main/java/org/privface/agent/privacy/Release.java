@@ -11,7 +11,15 @@ package org.privface.agent.privacy;
  * @param noiseScale           Laplace scale b of the noise (for RDP, the mean over the noised coefficients; for
  *                             GAUSSIAN, the mean standard deviation)
  * @param image                RDP's sanitized image when the site enables image release, else null
+ * @param delta                δ of an (ε, δ) guarantee; 0 for pure ε-DP mechanisms
+ * @param mu                   μ of a μ-GDP release; NaN for mechanisms that are not Gaussian
  */
 public record Release(double[] vector, String mechanism, String mode, double epsilonPerCoordinate,
-                      double epsilonPerFace, double noiseScale, String basisId, double[] image) {
+                      double epsilonPerFace, double noiseScale, String basisId, double[] image, double delta,
+                      double mu) {
+    /** A pure ε-DP release. */
+    public Release(double[] vector, String mechanism, String mode, double epsilonPerCoordinate, double epsilonPerFace,
+                   double noiseScale, String basisId, double[] image) {
+        this(vector, mechanism, mode, epsilonPerCoordinate, epsilonPerFace, noiseScale, basisId, image, 0.0, Double.NaN);
+    }
 }

@@ -80,6 +80,8 @@ public final class FacePublisher implements AutoCloseable {
                         .setEpsilonPerFace(r.epsilonPerFace())
                         .setNoiseScale(r.noiseScale())
                         .setBasisId(r.basisId())
+                        .setDelta(r.delta())
+                        .setMu(Double.isNaN(r.mu()) ? null : r.mu())
                         .build())
                 .setDimension(v.size())
                 .setVector(v)

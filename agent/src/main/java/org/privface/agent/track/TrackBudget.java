@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 import org.privface.agent.privacy.Privacy;
+import org.privface.agent.privacy.gdp.MuGdp;
 
 /**
  * The per-track privacy ledger: decides whether a detection may be released and at what ε.
@@ -34,8 +35,15 @@ public final class TrackBudget {
      * @param epsilonBudget        the track cap ε_track
      */
     public record Grant(String trackId, double epsilonForThisRelease, int releaseIndex, double epsilonSpentInWindow,
-                        double epsilonBudget, Instant windowStart, String policy) {
+                        double epsilonBudget, Instant windowStart, String policy, double muForThisRelease) {
     }
+
+    /**
+     * How a track's releases compose. PURE_EPSILON: pure ε-DP releases, summed. GAUSSIAN_DP:
+     * μ-GDP releases, composed as √(Σμ²) (Dong, Roth, Su), with ε stated at a fixed δ; the ledger
+     * then counts μ², which composes by plain addition, so the same cap logic serves both.
+     */
+    public enum Accounting { PURE_EPSILON, GAUSSIAN_DP }
 
     /** Counters since start; one ledger has one policy, so these are that policy's counters. */
     public record Stats(String policy, long grants, long refusals, long refusedForCapacity, double epsilonSpent,
@@ -52,7 +60,11 @@ public final class TrackBudget {
 
     private final BudgetPolicy policy;
     private final double epsilonTrack;
-    private final double epsilonPerRelease;
+    private final Accounting accounting;
+    private final double delta;
+    /** The ledger's units: ε for PURE_EPSILON, μ² for GAUSSIAN_DP. */
+    private final double capUnits;
+    private final double unitsPerRelease;
     private final Duration window;
     private final int maxTracks;
     private final Map<String, Account> accounts = new HashMap<>();
@@ -66,10 +78,29 @@ public final class TrackBudget {
     }
 
     public TrackBudget(BudgetPolicy policy, double epsilonTrack, Duration window, int maxTracks) {
+        this(policy, epsilonTrack, window, maxTracks, Accounting.PURE_EPSILON, 0);
+    }
+
+    /**
+     * @param delta the δ at which a GAUSSIAN_DP track's ε is stated; ignored for PURE_EPSILON
+     */
+    public TrackBudget(BudgetPolicy policy, double epsilonTrack, Duration window, int maxTracks, Accounting accounting,
+                       double delta) {
         this.policy = Objects.requireNonNull(policy, "policy");
         this.epsilonTrack = Privacy.checkEpsilon(epsilonTrack);
         policy.checkFor(epsilonTrack);
-        this.epsilonPerRelease = policy.epsilonPerRelease(epsilonTrack);
+        this.accounting = Objects.requireNonNull(accounting, "accounting");
+        this.delta = accounting == Accounting.GAUSSIAN_DP ? Privacy.checkDelta(delta) : 0;
+        if (accounting == Accounting.PURE_EPSILON) {
+            capUnits = epsilonTrack;
+            unitsPerRelease = policy.epsilonPerRelease(epsilonTrack);
+        } else {
+            double muTrack = MuGdp.muFor(epsilonTrack, delta);
+            capUnits = muTrack * muTrack;
+            // every-n fixes ε per release; the others split the cap, which in μ² units splits μ as 1/√k.
+            double mu = policy instanceof BudgetPolicy.EveryN e ? MuGdp.muFor(e.epsilonRelease(), delta) : Double.NaN;
+            unitsPerRelease = Double.isNaN(mu) ? policy.epsilonPerRelease(capUnits) : mu * mu;
+        }
         Objects.requireNonNull(window, "window");
         if (window.isNegative() || window.isZero()) {
             throw new IllegalArgumentException("budget window must be positive, was " + window);
@@ -118,9 +149,9 @@ public final class TrackBudget {
 
         // Spacing carries across windows: it is a rate per track, not part of the allowance.
         boolean spaced = !a.everGranted || frameIndexInTrack - a.lastGrantFrame >= policy.minFrameSpacing();
-        double composed = compose(a.spent, epsilonPerRelease);
+        double composed = compose(a.spent, unitsPerRelease);
         int index = a.releases + 1;
-        if (!spaced || index > policy.maxReleasesPerWindow() || composed > epsilonTrack + roundingSlack(index)) {
+        if (!spaced || index > policy.maxReleasesPerWindow() || composed > capUnits + roundingSlack(index)) {
             refusals++;
             return Optional.empty();
         }
@@ -134,9 +165,11 @@ public final class TrackBudget {
         a.lastGrantFrame = frameIndexInTrack;
         accounts.putIfAbsent(trackId, a);
         grants++;
-        epsilonSpent += epsilonPerRelease;
-        return Optional.of(new Grant(trackId, epsilonPerRelease, index, composed, epsilonTrack, a.windowStart,
-                policy.name()));
+        double epsilonRelease = epsilonOf(unitsPerRelease);
+        epsilonSpent += epsilonRelease;
+        return Optional.of(new Grant(trackId, epsilonRelease, index, accounting == Accounting.PURE_EPSILON ? composed : Math.min(epsilonOf(composed), epsilonTrack),
+                epsilonTrack, a.windowStart, policy.name(),
+                accounting == Accounting.GAUSSIAN_DP ? Math.sqrt(unitsPerRelease) : Double.NaN));
     }
 
     /** Drops an ended track. Only for tracks that will never be requested again (the tracker's ids are unique). */
@@ -160,6 +193,15 @@ public final class TrackBudget {
         return window;
     }
 
+    /** ε of an amount of ledger units: itself, or the ε at δ of μ = √units. */
+    private double epsilonOf(double units) {
+        return accounting == Accounting.PURE_EPSILON ? units : MuGdp.epsilonFor(Math.sqrt(units), delta);
+    }
+
+    public Accounting accounting() {
+        return accounting;
+    }
+
     private boolean windowElapsed(Account a, Instant now) {
         return a.windowStart != null && Duration.between(a.windowStart, now).compareTo(window) >= 0;
     }
@@ -169,6 +211,6 @@ public final class TrackBudget {
      * would be refused. Two ulps of the cap per release bounds that rounding and nothing more.
      */
     private double roundingSlack(int releases) {
-        return 2.0 * releases * Math.ulp(epsilonTrack);
+        return 2.0 * releases * Math.ulp(capUnits);
     }
 }

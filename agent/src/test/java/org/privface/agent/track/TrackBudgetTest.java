@@ -47,7 +47,7 @@ class TrackBudgetTest {
         List<TrackBudget.Grant> first = run(b, "trk-a", 1, 500, T0);
         assertEquals(1, first.size());
         TrackBudget.Grant g = first.get(0);
-        assertEquals(new TrackBudget.Grant("trk-a", 2.0, 1, 2.0, 2.0, T0, "once"), g);
+        assertEquals(new TrackBudget.Grant("trk-a", 2.0, 1, 2.0, 2.0, T0, "once", Double.NaN), g);
 
         assertTrue(b.request("trk-a", 501, T0.plus(WINDOW).minusMillis(1)).isEmpty());
         Instant later = T0.plus(WINDOW);
@@ -289,5 +289,22 @@ class TrackBudgetTest {
         assertThrows(IllegalArgumentException.class, () -> new TrackBudget(BudgetPolicy.once(), 1, WINDOW, 0));
         TrackBudget b = new TrackBudget(BudgetPolicy.once(), 1, WINDOW);
         assertThrows(IllegalArgumentException.class, () -> b.request("t", -1, T0));
+    }
+
+    @Test
+    void gaussianTracksComposeInQuadratureSoEachReleaseGetsMoreThanItsShare() {
+        double delta = 1e-5;
+        TrackBudget b = new TrackBudget(BudgetPolicy.maxK(4), 4.0, WINDOW, 100, TrackBudget.Accounting.GAUSSIAN_DP, delta);
+        List<TrackBudget.Grant> grants = run(b, "trk-g", 1, 50, T0);
+        assertEquals(4, grants.size());
+        double muTrack = org.privface.agent.privacy.gdp.MuGdp.muFor(4.0, delta);
+        double summed = 0;
+        for (TrackBudget.Grant g : grants) {
+            assertEquals(muTrack / 2, g.muForThisRelease(), 1e-12, "mu splits as 1/sqrt(k)");
+            assertTrue(g.epsilonForThisRelease() > 4.0 / 4, "each release gets more than a quarter of epsilon");
+            summed += g.epsilonForThisRelease();
+        }
+        assertEquals(4.0, grants.get(3).epsilonSpentInWindow(), 1e-6, "composed: exactly the track's epsilon");
+        assertTrue(summed > 4.0 * 1.5, "summing the per-release epsilons would overstate the spend: " + summed);
     }
 }

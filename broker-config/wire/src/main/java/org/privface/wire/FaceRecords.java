@@ -116,6 +116,15 @@ public final class FaceRecords {
         positiveFinite("epsilonPerCoordinate", m.getEpsilonPerCoordinate());
         positiveFinite("epsilonPerFace", m.getEpsilonPerFace());
         positiveFinite("noiseScale", m.getNoiseScale());
+        if (!(m.getDelta() >= 0 && m.getDelta() < 1)) {
+            throw new InvalidRecordException("delta must be in [0, 1), was " + m.getDelta());
+        }
+        if (m.getMu() != null) {
+            positiveFinite("mu", m.getMu());
+            if (m.getDelta() == 0) {
+                throw new InvalidRecordException("a mu-GDP release states its epsilon at some delta > 0");
+            }
+        }
         // A face is at least one coordinate, so it can never be cheaper than one coordinate.
         if (m.getEpsilonPerFace() < m.getEpsilonPerCoordinate() * (1 - 1e-9)) {
             throw new InvalidRecordException("epsilonPerFace " + m.getEpsilonPerFace()

@@ -135,7 +135,8 @@ public final class GaussianMechanism implements FaceMechanism {
             c[i] *= shrink[i];
         }
         double[] noisy = gaussian.addNoise(c, sigmas);
-        return new Release(noisy, MECHANISM, MODE, epsilonPerCoordinate, epsilonPerFace, noiseScale, basis.id(), null);
+        return new Release(noisy, MECHANISM, MODE, epsilonPerCoordinate, epsilonPerFace, noiseScale, basis.id(), null,
+                MuGdp.DEFAULT_DELTA, mu);
     }
 
     /** ε one release spends on a whole face, at δ = {@link MuGdp#DEFAULT_DELTA}. */
