@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -22,12 +21,10 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.privface.kafka.testkit.RealKafka;
-import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
 import org.privface.wire.topics.TopicApplier;
@@ -90,25 +87,8 @@ class AgentPipelineTest implements TestPropertyProvider {
         assertTrue(pipeline.awaitCompletion(), "pipeline finished without error");
         assertTrue(pipeline.facesDetected() > 0);
 
-        List<PerturbedFace> records = new ArrayList<>();
-        Properties cp = new Properties();
-        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
-        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(cp, new StringDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (String t : List.of(Topics.enrollment(SITE), Topics.query(SITE))) {
-                c.partitionsFor(t).forEach(pi -> tps.add(new TopicPartition(t, pi.partition())));
-            }
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (records.size() < pipeline.published() && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    PerturbedFace f = FaceRecords.decodeFace(r.value()); // validates every rule
-                    assertEquals(f.getCameraId(), r.key(), "keyed by camera");
-                    records.add(f);
-                }
-            }
-        }
+        List<PerturbedFace> records = SiteRecords.read(SITE, pipeline.published(),
+                (key, f) -> assertEquals(f.getCameraId(), key, "keyed by camera"));
         assertEquals(pipeline.published(), records.size());
         long queries = records.stream().filter(f -> f.getKind() == RecordKind.QUERY).count();
         assertEquals(pipeline.facesDetected(), queries, "one query record per detected face");

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -15,16 +13,9 @@ import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.privface.kafka.testkit.RealKafka;
-import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
 import org.privface.wire.topics.TopicApplier;
@@ -63,23 +54,7 @@ class AgentRdpTest implements TestPropertyProvider {
     @Test
     void publishesStrictRdpFeaturesAndTheSanitizedImage() throws Exception {
         assertTrue(pipeline.awaitCompletion(), "pipeline finished without error");
-        List<PerturbedFace> records = new ArrayList<>();
-        Properties cp = new Properties();
-        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
-        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(cp, new StringDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (String t : List.of(Topics.enrollment(SITE), Topics.query(SITE))) {
-                c.partitionsFor(t).forEach(pi -> tps.add(new TopicPartition(t, pi.partition())));
-            }
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (records.size() < pipeline.published() && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    records.add(FaceRecords.decodeFace(r.value()));
-                }
-            }
-        }
+        List<PerturbedFace> records = SiteRecords.read(SITE, pipeline.published(), (key, f) -> { });
         assertEquals(pipeline.published(), records.size());
         assertTrue(records.stream().anyMatch(f -> f.getKind() == RecordKind.QUERY));
         for (PerturbedFace f : records) {

@@ -193,7 +193,7 @@ public final class RdpMechanism {
     }
 
     /** Indices by descending |c|, ties by index; one primitive sort of packed keys, no boxing. */
-    static int[] rankByMagnitude(double[] c) {
+    public static int[] rankByMagnitude(double[] c) {
         long[] keys = new long[c.length];
         for (int k = 0; k < c.length; k++) {
             // |c| as float bits is order-preserving for non-negative floats; invert for descending.

@@ -307,7 +307,7 @@ public final class RdpEvaluation {
         Sanitized apply(double[] face, double eps0, SecureLaplace laplace) {
             double[] c = face.clone();
             dct.forward(c, true);
-            int[] rank = rankByMagnitude(c);
+            int[] rank = RdpMechanism.rankByMagnitude(c);
             double[] sparse = new double[PIXELS];
             double[] d = new double[keep];
             for (int r = 0; r < keep; r++) {
@@ -343,21 +343,6 @@ public final class RdpEvaluation {
             }
             return new Sanitized(sparse, qSum * 2 * b * b, real, Double.POSITIVE_INFINITY, spent, 0);
         }
-    }
-
-    /** Indices by descending |c|, ties by index (the same packed-key sort RdpMechanism uses). */
-    static int[] rankByMagnitude(double[] c) {
-        long[] keys = new long[c.length];
-        for (int k = 0; k < c.length; k++) {
-            long mag = Float.floatToIntBits((float) Math.abs(c[k]));
-            keys[k] = ((0x7fffffffL - mag) << 20) | k;
-        }
-        Arrays.sort(keys);
-        int[] rank = new int[c.length];
-        for (int r = 0; r < rank.length; r++) {
-            rank[r] = (int) (keys[r] & 0xfffff);
-        }
-        return rank;
     }
 
     /**
