@@ -48,4 +48,20 @@ public final class Privacy {
     public static double laplaceScale(double l1Sensitivity, double epsilon) {
         return checkSensitivity(l1Sensitivity) / checkEpsilon(epsilon);
     }
+
+    /** μ of μ-GDP, like ε: positive and finite. */
+    public static double checkMu(double mu) {
+        if (!(mu > 0) || !Double.isFinite(mu)) {
+            throw new IllegalArgumentException("mu must be positive and finite, was " + mu);
+        }
+        return mu;
+    }
+
+    /** A clipping radius: positive and finite, or clipping bounds nothing. */
+    public static double checkRadius(double radius) {
+        if (!(radius > 0) || !Double.isFinite(radius)) {
+            throw new IllegalArgumentException("clipping radius must be positive and finite, was " + radius);
+        }
+        return radius;
+    }
 }

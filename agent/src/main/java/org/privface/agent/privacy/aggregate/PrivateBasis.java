@@ -1,0 +1,110 @@
+package org.privface.agent.privacy.aggregate;
+
+import java.util.Arrays;
+
+import org.ejml.data.DMatrixRMaj;
+import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
+import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
+
+/**
+ * The top-nc eigenfaces of a site fitted from its private mean and second moment only, so the basis
+ * can be published or shared across sites with a stated guarantee.
+ *
+ * <p>Guarantee: the mean (μ_m-GDP) and second moment (μ_S-GDP) are two releases on the same data;
+ * by GDP composition (Dong, Roth and Su 2022, Cor. 3.3) together they are √(μ_m² + μ_S²)-GDP, and
+ * everything here is post-processing of them. Unlike {@code EigenBasis} it fixes no clamp ranges:
+ * those would be read off the raw faces and spend privacy this basis does not account for.
+ */
+public final class PrivateBasis {
+    private final double[] mean;
+    private final double[][] components;
+    private final double[] eigenvalues;
+    private final double mu;
+
+    private PrivateBasis(double[] mean, double[][] components, double[] eigenvalues, double mu) {
+        this.mean = mean;
+        this.components = components;
+        this.eigenvalues = eigenvalues;
+        this.mu = mu;
+    }
+
+    /** Top nc eigenvectors of the private covariance S − m mᵀ, in descending eigenvalue order. */
+    public static PrivateBasis fit(PrivateMean.Release mean, PrivateCovariance.Release secondMoment, int nc) {
+        DMatrixRMaj cov = secondMoment.covariance(mean);
+        int d = cov.numRows;
+        if (nc < 1 || nc > d) {
+            throw new IllegalArgumentException("nc must be in [1, " + d + "], was " + nc);
+        }
+        EigenDecomposition_F64<DMatrixRMaj> dec = DecompositionFactory_DDRM.eig(d, true, true);
+        if (!dec.decompose(cov)) {
+            throw new IllegalStateException("eigen decomposition failed");
+        }
+        Integer[] order = new Integer[dec.getNumberOfEigenvalues()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Double.compare(dec.getEigenvalue(y).real, dec.getEigenvalue(x).real));
+        double[][] comps = new double[nc][];
+        double[] eig = new double[nc];
+        for (int k = 0; k < nc; k++) {
+            eig[k] = Math.max(0, dec.getEigenvalue(order[k]).real);
+            comps[k] = orient(normalise(dec.getEigenVector(order[k]).getData().clone()));
+        }
+        double mu = Math.hypot(mean.mu(), secondMoment.mu());
+        return new PrivateBasis(mean.mean(), comps, eig, mu);
+    }
+
+    private static double[] normalise(double[] v) {
+        double norm = 0;
+        for (double x : v) {
+            norm += x * x;
+        }
+        norm = Math.sqrt(norm);
+        for (int i = 0; i < v.length; i++) {
+            v[i] /= norm;
+        }
+        return v;
+    }
+
+    /** Eigenvectors are defined up to sign; fix it as {@code EigenBasis} does (non-negative sum). */
+    private static double[] orient(double[] v) {
+        double sum = 0;
+        for (double x : v) {
+            sum += x;
+        }
+        if (sum < 0) {
+            for (int i = 0; i < v.length; i++) {
+                v[i] = -v[i];
+            }
+        }
+        return v;
+    }
+
+    /** The private mean in the original coordinates. */
+    public double[] mean() {
+        return mean.clone();
+    }
+
+    /** Eigenface k, unit length. */
+    public double[] component(int k) {
+        return components[k].clone();
+    }
+
+    public double[] eigenvalues() {
+        return eigenvalues.clone();
+    }
+
+    public int dimension() {
+        return components.length;
+    }
+
+    /** μ of the μ-GDP guarantee of everything this basis reveals. */
+    public double mu() {
+        return mu;
+    }
+
+    public String guarantee() {
+        return String.format(java.util.Locale.ROOT,
+                "%.6g-GDP (mean and second moment composed); replace-one neighbours, n public", mu);
+    }
+}

@@ -1,0 +1,30 @@
+package org.privface.agent.privacy.aggregate;
+
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Random;
+
+/** Seeded generators so statistical failures reproduce; production code uses the DRBG. */
+final class Seeded {
+    private Seeded() {
+    }
+
+    static SecureRandom secure(long seed) {
+        try {
+            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
+            r.setSeed(seed);
+            return r;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A uniform point of S^{d-1}, from test-data randomness. */
+    static double[] unit(Random rnd, int d) {
+        double[] v = new double[d];
+        for (int j = 0; j < d; j++) {
+            v[j] = rnd.nextGaussian();
+        }
+        return Sphere.normalize(v);
+    }
+}
