@@ -49,14 +49,6 @@ public final class Privacy {
         return checkSensitivity(l1Sensitivity) / checkEpsilon(epsilon);
     }
 
-    /** μ of μ-GDP, like ε: positive and finite. */
-    public static double checkMu(double mu) {
-        if (!(mu > 0) || !Double.isFinite(mu)) {
-            throw new IllegalArgumentException("mu must be positive and finite, was " + mu);
-        }
-        return mu;
-    }
-
     /** A clipping radius: positive and finite, or clipping bounds nothing. */
     public static double checkRadius(double radius) {
         if (!(radius > 0) || !Double.isFinite(radius)) {

@@ -38,15 +38,15 @@ public final class KNormGradient {
     /** Roberts, Gelman and Gilks' optimal random-walk scaling 2.38/√m. */
     static final double RWM_SCALE = 2.38;
 
-    private final Gaussians random;
+    private final SecureDraws random;
 
     public KNormGradient() {
-        this(Gaussians.defaultRandom());
+        this(SecureDraws.defaultRandom());
     }
 
     /** For statistical tests that need a reproducible stream; production uses the default. */
     public KNormGradient(SecureRandom random) {
-        this.random = new Gaussians(random);
+        this.random = new SecureDraws(random);
     }
 
     // ---------------------------------------------------------------- Euclidean
@@ -89,19 +89,19 @@ public final class KNormGradient {
         if (d < 1) {
             throw new IllegalArgumentException("need at least one coordinate");
         }
-        double g = Gaussians.granularity(scale(l2Sensitivity, epsilon));
+        double g = SecureDraws.granularity(scale(l2Sensitivity, epsilon));
         double sigma = scale(l2Sensitivity + Math.sqrt(d) * g, epsilon);
         double[] z = noise(d, sigma);
         double[] out = new double[d];
         for (int j = 0; j < d; j++) {
-            out[j] = (Gaussians.onGrid(value[j], g, j) + Math.round(z[j] / g)) * g;
+            out[j] = (SecureDraws.onGrid(value[j], g, j) + Math.round(z[j] / g)) * g;
         }
         return out;
     }
 
     /** The σ {@link #release} uses for d coordinates: 2(Δ + √d·g)/ε. */
     public static double actualScale(double l2Sensitivity, double epsilon, int d) {
-        double g = Gaussians.granularity(scale(l2Sensitivity, epsilon));
+        double g = SecureDraws.granularity(scale(l2Sensitivity, epsilon));
         return scale(l2Sensitivity + Math.sqrt(d) * g, epsilon);
     }
 

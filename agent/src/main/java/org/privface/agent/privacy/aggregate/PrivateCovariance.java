@@ -1,5 +1,7 @@
 package org.privface.agent.privacy.aggregate;
 
+import org.privface.agent.privacy.gdp.SecureGaussian;
+
 import java.security.SecureRandom;
 import java.util.Arrays;
 
@@ -20,19 +22,19 @@ import org.privface.agent.privacy.Privacy;
  * ‖xxᵀ − yyᵀ‖_F² = ‖x‖⁴ + ‖y‖⁴ − 2⟨x,y⟩² ≤ 2τ⁴, so Δ = √2·τ²/n (tight at x ⊥ y; the looser
  * ‖x‖² + ‖y‖² = 2τ² would add 41% noise for nothing). Only the d(d+1)/2 upper-triangle entries are
  * released; their L2 change is at most the Frobenius one, as off-diagonals count once instead of
- * twice. They get the grid Gaussian of {@link Gaussians#addGaussian} (σ = (Δ + √(d(d+1)/2)·g)/μ),
+ * twice. They get {@link SecureGaussian}'s grid Gaussian, calibrated net of the grid's rounding,
  * hence μ-GDP; mirroring and the PSD projection are post-processing.
  */
 public final class PrivateCovariance {
-    private final Gaussians random;
+    private final SecureGaussian gaussian;
 
     public PrivateCovariance() {
-        this(Gaussians.defaultRandom());
+        this.gaussian = new SecureGaussian();
     }
 
     /** For statistical tests that need a reproducible stream; production uses the default. */
     public PrivateCovariance(SecureRandom random) {
-        this.random = new Gaussians(random);
+        this.gaussian = new SecureGaussian(random);
     }
 
     /** What a site may publish: the PSD-projected noisy second moment of the clipped offsets. */
@@ -102,7 +104,8 @@ public final class PrivateCovariance {
             upper[k] /= n;
         }
         double delta = sensitivity(n, tau);
-        double[] noisy = random.addGaussian(upper, delta, mu);
+        double sigma = PrivateMean.sigma(delta, mu, upper.length);
+        double[] noisy = gaussian.addNoise(upper, PrivateMean.filled(upper.length, sigma));
         DMatrixRMaj s = new DMatrixRMaj(d, d);
         int k = 0;
         for (int i = 0; i < d; i++) {
@@ -112,7 +115,7 @@ public final class PrivateCovariance {
                 k++;
             }
         }
-        return new Release(projectPsd(s), centre, n, tau, mu, Gaussians.sigma(delta, mu, upper.length));
+        return new Release(projectPsd(s), centre, n, tau, mu, SecureGaussian.effectiveSigma(sigma));
     }
 
     /**

@@ -1,5 +1,7 @@
 package org.privface.agent.privacy.aggregate;
 
+import org.privface.agent.privacy.gdp.SecureGaussian;
+
 import java.security.SecureRandom;
 
 import org.privface.agent.privacy.Privacy;
@@ -12,21 +14,21 @@ import org.privface.agent.privacy.Privacy;
  * public centre c: x = min(1, τ/‖v − c‖)·(v − c), so ‖x‖ ≤ τ.
  *
  * <p>Proof sketch. Replacing v by v' moves (1/n)Σx by ‖x − x'‖/n ≤ 2τ/n = Δ. The noise is added on
- * a power-of-two grid ({@link Gaussians#addGaussian}), whose rounding can add √d·g to the distance,
+ * a power-of-two grid ({@link SecureGaussian}), whose rounding can add √d·g to the distance,
  * so σ = (Δ + √d·g)/μ, g ≈ (Δ/μ)·2^-20. A Gaussian of scale σ on a statistic of L2 sensitivity
  * σμ is μ-GDP (Dong, Roth and Su 2022, Thm 2.7); adding the public c afterwards is post-processing.
  */
 public final class PrivateMean {
-    private final Gaussians random;
+    private final SecureGaussian gaussian;
 
     /** Noise from the JDK's DRBG. */
     public PrivateMean() {
-        this(Gaussians.defaultRandom());
+        this.gaussian = new SecureGaussian();
     }
 
     /** For statistical tests that need a reproducible stream; production uses the default. */
     public PrivateMean(SecureRandom random) {
-        this.random = new Gaussians(random);
+        this.gaussian = new SecureGaussian(random);
     }
 
     /**
@@ -117,12 +119,13 @@ public final class PrivateMean {
             m[j] /= n;
         }
         double delta = sensitivity(n, tau);
-        double[] offset = random.addGaussian(m, delta, mu);
+        double sigma = sigma(delta, mu, d);
+        double[] offset = gaussian.addNoise(m, filled(d, sigma));
         double[] mean = new double[d];
         for (int j = 0; j < d; j++) {
             mean[j] = centre[j] + offset[j];
         }
-        return new Release(mean, offset, centre, n, tau, mu, Gaussians.sigma(delta, mu, d));
+        return new Release(mean, offset, centre, n, tau, mu, SecureGaussian.effectiveSigma(sigma));
     }
 
     /** The same release about the origin. */
@@ -131,5 +134,23 @@ public final class PrivateMean {
             throw new IllegalArgumentException("need at least one record");
         }
         return release(data, new double[data[0].length], tau, mu);
+    }
+
+    /**
+     * σ for μ-GDP at L2 sensitivity Δ over d coordinates: the grid's rounding may add up to
+     * {@link SecureGaussian#roundingMu} to μ, so the noise is calibrated to what is left.
+     */
+    static double sigma(double l2Sensitivity, double mu, int d) {
+        double left = mu - SecureGaussian.roundingMu(d);
+        if (!(left > 0)) {
+            throw new IllegalArgumentException("mu " + mu + " is below the grid's own " + SecureGaussian.roundingMu(d));
+        }
+        return l2Sensitivity / left;
+    }
+
+    static double[] filled(int n, double v) {
+        double[] a = new double[n];
+        java.util.Arrays.fill(a, v);
+        return a;
     }
 }

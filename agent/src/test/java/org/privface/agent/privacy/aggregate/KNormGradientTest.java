@@ -102,7 +102,7 @@ class KNormGradientTest {
         double[] value = {0.3, -1.2, 4.0, 0.0, 7.5};
         int reps = 20_000;
         double sum = 0;
-        double g = Gaussians.granularity(2 * delta / eps);
+        double g = SecureDraws.granularity(2 * delta / eps);
         for (int i = 0; i < reps; i++) {
             double[] out = k.release(value, delta, eps);
             for (int j = 0; j < d; j++) {
