@@ -203,7 +203,7 @@ public final class PeepEvaluation {
      */
     void reconstructionAttack(int nc) throws IOException {
         StratifiedSplit split = StratifiedSplit.of(data.labels(), data.names().size(), 0.7, -1, 1);
-        EigenBasis basis = EigenBasis.fit(select(data.faces(), split.train()), nc, FaceCrops.WIDTH, FaceCrops.HEIGHT);
+        EigenBasis basis = EigenBasis.fit(StratifiedSplit.select(data.faces(), split.train()), nc, FaceCrops.WIDTH, FaceCrops.HEIGHT);
         int shown = 6;
         int[] faces = Arrays.copyOf(split.test(), shown);
         double[] eps = {Double.POSITIVE_INFINITY, 8, 4, 0.5};
@@ -250,7 +250,7 @@ public final class PeepEvaluation {
     /** Wall time to train each MLP architecture once on this dataset's 70% split (clean projections). */
     void trainingTime(int nc) {
         StratifiedSplit split = StratifiedSplit.of(data.labels(), data.names().size(), 0.7, -1, 1);
-        EigenBasis basis = EigenBasis.fit(select(data.faces(), split.train()), nc, FaceCrops.WIDTH, FaceCrops.HEIGHT);
+        EigenBasis basis = EigenBasis.fit(StratifiedSplit.select(data.faces(), split.train()), nc, FaceCrops.WIDTH, FaceCrops.HEIGHT);
         float[][] x = release(basis, null, split.train());
         int[] y = Arrays.stream(split.train()).map(i -> data.labels()[i]).toArray();
         for (String arch : List.of("small", "peep-paper")) {
@@ -300,7 +300,7 @@ public final class PeepEvaluation {
         double epsCoord = Double.POSITIVE_INFINITY;
         for (int s = 0; s < seeds; s++) {
             StratifiedSplit split = StratifiedSplit.of(data.labels(), classes, 0.7, perPerson, 1000L + s);
-            EigenBasis basis = EigenBasis.fit(select(data.faces(), split.train()), nc, FaceCrops.WIDTH, FaceCrops.HEIGHT);
+            EigenBasis basis = EigenBasis.fit(StratifiedSplit.select(data.faces(), split.train()), nc, FaceCrops.WIDTH, FaceCrops.HEIGHT);
             PeepMechanism peep = mode == null ? null : new PeepMechanism(basis, mode, epsilon, laplace(s));
             float[][] xtr = release(basis, peep, split.train());
             float[][] xte = release(basis, peep, split.test());
@@ -347,9 +347,6 @@ public final class PeepEvaluation {
         }
     }
 
-    private static double[][] select(double[][] all, int[] idx) {
-        return Arrays.stream(idx).mapToObj(i -> all[i]).toArray(double[][]::new);
-    }
 
     private static double configured(Point p) {
         return p.mode().startsWith("paper") ? p.epsilonPerCoordinate() : p.epsilonPerFace();

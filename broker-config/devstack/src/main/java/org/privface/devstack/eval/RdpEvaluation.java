@@ -176,7 +176,7 @@ public final class RdpEvaluation {
         for (int s = 0; s < seeds; s++) {
             StratifiedSplit split = StratifiedSplit.of(data.labels(), classes, 0.7, -1, 1000L + s);
             int[] test = capped(split.test(), limit, 1000L + s);
-            double[][] train = select(data.faces(), split.train());
+            double[][] train = StratifiedSplit.select(data.faces(), split.train());
             RdpBasis basis = RdpBasis.fit(train, NC, SIDE, SIDE, LEVELS);
             Matcher matcher = new Matcher(basis, train, Arrays.stream(split.train()).map(i -> data.labels()[i]).toArray());
             double[] cleanDistance = new double[test.length];
@@ -630,9 +630,6 @@ public final class RdpEvaluation {
         return method + "@" + eps;
     }
 
-    private static double[][] select(double[][] all, int[] idx) {
-        return Arrays.stream(idx).mapToObj(i -> all[i]).toArray(double[][]::new);
-    }
 
     private static double[] filled(int n, double v) {
         double[] a = new double[n];

@@ -123,13 +123,13 @@ public final class ReidentificationEvaluation {
         SecureLaplace laplace = new SecureLaplace();
         for (int s = 0; s < seeds; s++) {
             StratifiedSplit split = StratifiedSplit.of(peep.labels(), people, 0.7, Integer.MAX_VALUE, 1000 + s);
-            double[][] train = select(peep.faces(), split.train());
-            double[][] test = select(peep.faces(), split.test());
-            int[] trainY = select(peep.labels(), split.train());
-            int[] testY = select(peep.labels(), split.test());
+            double[][] train = StratifiedSplit.select(peep.faces(), split.train());
+            double[][] test = StratifiedSplit.select(peep.faces(), split.test());
+            int[] trainY = StratifiedSplit.select(peep.labels(), split.train());
+            int[] testY = StratifiedSplit.select(peep.labels(), split.test());
             Recogniser rec = Recogniser.fit(train, trainY, FaceCrops.WIDTH, FaceCrops.HEIGHT);
-            double[][] train64 = select(rdp.faces(), split.train());
-            double[][] test64 = select(rdp.faces(), split.test());
+            double[][] train64 = StratifiedSplit.select(rdp.faces(), split.train());
+            double[][] test64 = StratifiedSplit.select(rdp.faces(), split.test());
             int side = FaceCrops.Shape.RDP.width();
             Recogniser rec64 = Recogniser.fit(train64, trainY, side, side);
             RdpBasis rdpBasis = RdpBasis.fit(train64, NC, side, side, 3);
@@ -221,19 +221,5 @@ public final class ReidentificationEvaluation {
         return v == Math.rint(v) && !Double.isInfinite(v) ? String.valueOf((long) v) : String.valueOf(v);
     }
 
-    private static double[][] select(double[][] a, int[] idx) {
-        double[][] out = new double[idx.length][];
-        for (int i = 0; i < idx.length; i++) {
-            out[i] = a[idx[i]];
-        }
-        return out;
-    }
 
-    private static int[] select(int[] a, int[] idx) {
-        int[] out = new int[idx.length];
-        for (int i = 0; i < idx.length; i++) {
-            out[i] = a[idx[i]];
-        }
-        return out;
-    }
 }

@@ -36,4 +36,21 @@ public record StratifiedSplit(int[] train, int[] test) {
         return new StratifiedSplit(train.stream().mapToInt(Integer::intValue).toArray(),
                 test.stream().mapToInt(Integer::intValue).toArray());
     }
+
+    /** The rows of {@code all} at the given indices (the rows are shared, not copied). */
+    static double[][] select(double[][] all, int[] idx) {
+        double[][] out = new double[idx.length][];
+        for (int i = 0; i < idx.length; i++) {
+            out[i] = all[idx[i]];
+        }
+        return out;
+    }
+
+    static int[] select(int[] all, int[] idx) {
+        int[] out = new int[idx.length];
+        for (int i = 0; i < idx.length; i++) {
+            out[i] = all[idx[i]];
+        }
+        return out;
+    }
 }
