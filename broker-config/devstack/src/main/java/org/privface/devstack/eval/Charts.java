@@ -43,9 +43,15 @@ final class Charts {
 
     static void line(Path png, String title, String xTitle, String yTitle, boolean logX, YAxis y,
                      Styler.LegendPosition legend, List<Series> series) throws IOException {
+        line(png, title, xTitle, yTitle, logX, y, legend, 900, 560, series);
+    }
+
+    /** As above, at the given size in pixels (for charts with many series in the legend). */
+    static void line(Path png, String title, String xTitle, String yTitle, boolean logX, YAxis y,
+                     Styler.LegendPosition legend, int width, int height, List<Series> series) throws IOException {
         System.setProperty("java.awt.headless", "true");
-        XYChart chart = new XYChartBuilder().width(900).height(560).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle)
-                .build();
+        XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(xTitle)
+                .yAxisTitle(yTitle).build();
         chart.getStyler().setXAxisLogarithmic(logX);
         chart.getStyler().setYAxisLogarithmic(y.log());
         if (y.min() != null) {
