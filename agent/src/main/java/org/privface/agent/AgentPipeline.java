@@ -258,7 +258,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         return new FaceDetector(c != null && c.getCascade() != null ? c.getCascade() : settings.getCascade(),
                 c != null && c.getScaleFactor() != null ? c.getScaleFactor() : settings.getScaleFactor(),
                 c != null && c.getMinNeighbors() != null ? c.getMinNeighbors() : settings.getMinNeighbors(),
-                c != null && c.getMinFaceSize() != null ? c.getMinFaceSize() : settings.getMinFaceSize());
+                c != null && c.getMinFaceSize() != null ? c.getMinFaceSize() : settings.getMinFaceSize(),
+                c != null && c.getMaxDetectWidth() != null ? c.getMaxDetectWidth() : settings.getMaxDetectWidth());
     }
 
     @PreDestroy

@@ -47,6 +47,12 @@ public class AgentSettings {
     private double scaleFactor = 1.1;
     private int minNeighbors = 4;
     private int minFaceSize = 40;
+    /**
+     * Frames wider than this are scanned for faces on a copy shrunk to this width; 0 scans at full
+     * resolution. 320 makes a 640×480 camera about 2.6× cheaper on one core, at the cost of about
+     * half the faces under 48 px (docs/performance.md, "Edge pipeline").
+     */
+    private int maxDetectWidth = 0;
 
     /** The global default policy, before site and camera overrides. */
     public SitePolicy defaultPolicy() {
@@ -160,4 +166,6 @@ public class AgentSettings {
     public void setMinNeighbors(int minNeighbors) { this.minNeighbors = minNeighbors; }
     public int getMinFaceSize() { return minFaceSize; }
     public void setMinFaceSize(int minFaceSize) { this.minFaceSize = minFaceSize; }
+    public int getMaxDetectWidth() { return maxDetectWidth; }
+    public void setMaxDetectWidth(int maxDetectWidth) { this.maxDetectWidth = maxDetectWidth; }
 }

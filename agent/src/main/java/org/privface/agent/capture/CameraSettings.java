@@ -17,6 +17,7 @@ public class CameraSettings extends PolicyOverride {
     private Double scaleFactor;
     private Integer minNeighbors;
     private String cascade;
+    private Integer maxDetectWidth;
 
     public CameraSettings(@Parameter String camera) {
         this.camera = camera;
@@ -33,4 +34,6 @@ public class CameraSettings extends PolicyOverride {
     public void setMinNeighbors(Integer minNeighbors) { this.minNeighbors = minNeighbors; }
     public String getCascade() { return cascade; }
     public void setCascade(String cascade) { this.cascade = cascade; }
+    public Integer getMaxDetectWidth() { return maxDetectWidth; }
+    public void setMaxDetectWidth(Integer maxDetectWidth) { this.maxDetectWidth = maxDetectWidth; }
 }

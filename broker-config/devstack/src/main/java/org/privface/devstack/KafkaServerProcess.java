@@ -16,7 +16,7 @@ import java.util.UUID;
  * temporary data directory. {@link #stop()} and {@link #restart()} take it down and bring it back
  * on the same ports and data directory, so topics and records survive (fault tests).
  */
-final class KafkaServerProcess implements AutoCloseable {
+public final class KafkaServerProcess implements AutoCloseable {
     private static final List<String> JVM = List.of("-Xms256m", "-Xmx512m");
 
     private final String classpath;
@@ -38,7 +38,7 @@ final class KafkaServerProcess implements AutoCloseable {
         return root.resolve("broker-config/server/target/kafka-server.classpath");
     }
 
-    static KafkaServerProcess start(Path root, Path workDir) throws IOException, InterruptedException {
+    public static KafkaServerProcess start(Path root, Path workDir) throws IOException, InterruptedException {
         Path cpFile = classpathFile(root);
         if (!Files.exists(cpFile)) {
             throw new IllegalStateException(cpFile + " is missing: build broker-config/server first (mvn install)");
@@ -119,13 +119,18 @@ final class KafkaServerProcess implements AutoCloseable {
         }
     }
 
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return bootstrapServers;
     }
 
     /** Where the broker's logs go, one file per start (kafka.log, kafka-2.log, ...). */
     Path workDir() {
         return workDir;
+    }
+
+    /** The broker JVM's process id, e.g. to read its resident memory or set its CPU affinity. */
+    public long pid() {
+        return process.pid();
     }
 
     @Override

@@ -44,6 +44,10 @@ final class ManagedProcess implements AutoCloseable {
         return log;
     }
 
+    long pid() {
+        return process.pid();
+    }
+
     boolean alive() {
         return process.isAlive();
     }
