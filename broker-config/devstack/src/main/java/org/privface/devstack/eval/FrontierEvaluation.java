@@ -31,6 +31,7 @@ import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.OpenCv;
 import org.privface.agent.privacy.EigenBasis;
+import org.privface.agent.privacy.fisher.FisherBasis;
 import org.privface.agent.privacy.SecureLaplace;
 import org.privface.agent.privacy.gdp.MuGdp;
 import org.privface.agent.privacy.gdp.SecureGaussian;
@@ -891,95 +892,8 @@ public final class FrontierEvaluation {
     // ---------------------------------------------------------------------------------------------
     // Linear algebra and classifiers.
 
-    /**
-     * Fisher directions of x (rows) with labels y: the top k generalized eigenvectors of
-     * (S_b, S_w + ridge), scaled so that the within-class covariance is the identity; p × k.
-     */
     static double[][] fisherDirections(double[][] x, int[] y, int classes, int k) {
-        int n = x.length;
-        int p = x[0].length;
-        double[][] means = classMeans(x, y, classes);
-        double[] mean = new double[p];
-        for (double[] row : x) {
-            for (int j = 0; j < p; j++) {
-                mean[j] += row[j] / n;
-            }
-        }
-        DMatrixRMaj sw = new DMatrixRMaj(p, p);
-        DMatrixRMaj sb = new DMatrixRMaj(p, p);
-        int[] counts = new int[classes];
-        for (int i = 0; i < n; i++) {
-            counts[y[i]]++;
-            double[] d = new double[p];
-            for (int j = 0; j < p; j++) {
-                d[j] = x[i][j] - means[y[i]][j];
-            }
-            addOuter(sw, d, 1.0 / n);
-        }
-        for (int c = 0; c < classes; c++) {
-            if (counts[c] == 0) {
-                continue;
-            }
-            double[] d = new double[p];
-            for (int j = 0; j < p; j++) {
-                d[j] = means[c][j] - mean[j];
-            }
-            addOuter(sb, d, counts[c] / (double) n);
-        }
-        double ridge = 1e-3 * CommonOps_DDRM.trace(sw) / p;
-        for (int j = 0; j < p; j++) {
-            sw.add(j, j, ridge);
-        }
-        CholeskyDecomposition_F64<DMatrixRMaj> chol = DecompositionFactory_DDRM.chol(p, true);
-        if (!chol.decompose(sw.copy())) {
-            throw new IllegalStateException("within-class scatter is not positive definite");
-        }
-        DMatrixRMaj l = chol.getT(null);
-        DMatrixRMaj li = new DMatrixRMaj(p, p);
-        CommonOps_DDRM.invert(l, li);
-        DMatrixRMaj tmp = new DMatrixRMaj(p, p);
-        DMatrixRMaj m = new DMatrixRMaj(p, p);
-        CommonOps_DDRM.mult(li, sb, tmp);
-        CommonOps_DDRM.multTransB(tmp, li, m);
-        // Symmetrize against rounding before the symmetric decomposition.
-        for (int a = 0; a < p; a++) {
-            for (int b = a + 1; b < p; b++) {
-                double v = (m.get(a, b) + m.get(b, a)) / 2;
-                m.set(a, b, v);
-                m.set(b, a, v);
-            }
-        }
-        EigenDecomposition_F64<DMatrixRMaj> eig = DecompositionFactory_DDRM.eig(p, true, true);
-        if (!eig.decompose(m)) {
-            throw new IllegalStateException("Fisher decomposition failed");
-        }
-        Integer[] order = new Integer[eig.getNumberOfEigenvalues()];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, Comparator.comparingDouble((Integer i) -> -eig.getEigenvalue(i).real));
-        double[][] w = new double[p][k];
-        for (int c = 0; c < k; c++) {
-            DMatrixRMaj v = eig.getEigenVector(order[c]);
-            DMatrixRMaj dir = new DMatrixRMaj(p, 1);
-            CommonOps_DDRM.multTransA(li, v, dir);
-            for (int j = 0; j < p; j++) {
-                w[j][c] = dir.get(j, 0);
-            }
-        }
-        return w;
-    }
-
-    private static void addOuter(DMatrixRMaj m, double[] d, double weight) {
-        int p = d.length;
-        double[] a = m.getData();
-        for (int r = 0; r < p; r++) {
-            double dr = d[r] * weight;
-            int base = r * p;
-            for (int c = 0; c < p; c++) {
-                a[base + c] += dr * d[c];
-            }
-        }
+        return FisherBasis.directions(x, y, classes, k);
     }
 
     /** Gaussian classifier with shared covariance and class priors (linear discriminant analysis). */
@@ -995,7 +909,7 @@ public final class FrontierEvaluation {
             for (int j = 0; j < d; j++) {
                 r[j] = fit[i][j] - means[y[i]][j];
             }
-            addOuter(cov, r, 1.0);
+            FisherBasis.addOuter(cov, r, 1.0);
         }
         int present = (int) Arrays.stream(counts).filter(c -> c > 0).count();
         CommonOps_DDRM.scale(1.0 / Math.max(1, n - present), cov);
@@ -1129,21 +1043,7 @@ public final class FrontierEvaluation {
     }
 
     static double[][] classMeans(double[][] x, int[] y, int classes) {
-        int d = x[0].length;
-        double[][] m = new double[classes][d];
-        int[] counts = new int[classes];
-        for (int i = 0; i < x.length; i++) {
-            counts[y[i]]++;
-            for (int j = 0; j < d; j++) {
-                m[y[i]][j] += x[i][j];
-            }
-        }
-        for (int c = 0; c < classes; c++) {
-            for (int j = 0; j < d; j++) {
-                m[c][j] /= Math.max(1, counts[c]);
-            }
-        }
-        return m;
+        return FisherBasis.classMeans(x, y, classes);
     }
 
     /** k-means++ then Lloyd; the seed only shapes the public codebook, never the noise. */
