@@ -16,7 +16,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micronaut.context.annotation.Property;
 import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.runtime.server.event.ServerStartupEvent;
 import io.micronaut.serde.ObjectMapper;
@@ -37,6 +36,7 @@ import org.privface.agent.privacy.Release;
 import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.publish.Uplink;
+import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.TrackRelease;
 import org.slf4j.Logger;
@@ -53,7 +53,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
 
     private final AgentSettings settings;
     private final List<CameraSettings> cameraSettings;
-    private final String bootstrapServers;
+    private final KafkaClientProperties kafka;
     private final MeterRegistry metrics;
     private final GatewayState state;
     private final ObjectMapper json;
@@ -69,11 +69,10 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private volatile Thread main;
 
     public AgentPipeline(AgentSettings settings, List<CameraSettings> cameraSettings,
-                         @Property(name = "kafka.bootstrap.servers") String bootstrapServers, MeterRegistry metrics,
-                         GatewayState state, ObjectMapper json) {
+                         KafkaClientProperties kafka, MeterRegistry metrics, GatewayState state, ObjectMapper json) {
         this.settings = settings;
         this.cameraSettings = cameraSettings;
-        this.bootstrapServers = bootstrapServers;
+        this.kafka = kafka;
         this.metrics = metrics;
         this.state = state;
         this.json = json;
@@ -138,7 +137,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 policies.current().version(), policy.mechanism(), policy.mode(), policy.epsilon(), policy.budget(),
                 first.epsilonPerFace(), policies.floor().epsilonMin(), policies.floor().epsilonMax());
 
-        publisher = new FacePublisher(bootstrapServers, settings.getSiteId(), new Properties());
+        publisher = new FacePublisher(kafka, settings.getSiteId(), new Properties());
         DiskSpool spool = DiskSpool.open(settings.getDataDir().resolve("spool"),
                 DiskSpool.Options.of(settings.getSpool().getMaxBytes(), settings.getSpool().getDropPolicy()));
         if (spool.depth() > 0) {
@@ -150,7 +149,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 "spoolDropped", spool.dropped(), "acknowledged", uplink.acknowledged(), "deliveryFailures",
                 uplink.failures(), "brokerHealthy", uplink.brokerHealthy(Duration.ofSeconds(30))));
         if (settings.getControl().isTopicEnabled()) {
-            control = new ControlTopic(bootstrapServers, state, json);
+            control = new ControlTopic(kafka, state, json);
         }
 
         if (settings.isPublishEnrollments()) {

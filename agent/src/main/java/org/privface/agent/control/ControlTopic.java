@@ -20,6 +20,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.privface.agent.policy.PolicyOverride;
 import org.privface.agent.policy.PolicyStore;
+import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.topics.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,16 +50,19 @@ public final class ControlTopic implements AutoCloseable {
     private volatile boolean running = true;
 
     public ControlTopic(String bootstrapServers, GatewayState state, ObjectMapper json) {
+        this(KafkaClientProperties.bootstrap(bootstrapServers), state, json);
+    }
+
+    /** @param client the gateway's {@code kafka.*} settings (bootstrap servers, security) for both clients */
+    public ControlTopic(KafkaClientProperties client, GatewayState state, ObjectMapper json) {
         this.state = state;
         this.json = json;
         this.site = state.policies().site();
-        Properties c = new Properties();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Properties c = client.consumer();
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, "privface-agent-control-" + state.gatewayId());
         this.consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Properties p = client.producer();
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "privface-agent-status-" + state.gatewayId());

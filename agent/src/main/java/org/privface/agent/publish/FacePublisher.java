@@ -15,6 +15,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.privface.agent.privacy.Release;
 import org.privface.wire.FaceRecords;
+import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.MechanismParams;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
@@ -32,9 +33,16 @@ public final class FacePublisher implements AutoCloseable {
     private final String siteId;
 
     public FacePublisher(String bootstrapServers, String siteId, Properties overrides) {
+        this(KafkaClientProperties.bootstrap(bootstrapServers), siteId, overrides);
+    }
+
+    /**
+     * @param client the gateway's {@code kafka.*} settings (bootstrap servers, security), applied
+     *               first; this producer's own settings and then {@code overrides} go on top
+     */
+    public FacePublisher(KafkaClientProperties client, String siteId, Properties overrides) {
         this.siteId = Topics.checkSite(siteId);
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Properties p = client.producer();
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");

@@ -244,7 +244,7 @@ public final class Demo {
         return out;
     }
 
-    private static String classpath(Path root, String module) throws IOException {
+    static String classpath(Path root, String module) throws IOException {
         Path target = root.resolve(module).resolve("target");
         Path cp = target.resolve("runtime.classpath");
         if (!Files.exists(cp)) {
@@ -253,7 +253,7 @@ public final class Demo {
         return target.resolve("classes") + java.io.File.pathSeparator + Files.readString(cp).trim();
     }
 
-    private static void awaitHealthy(ManagedProcess p, int port) throws Exception {
+    static void awaitHealthy(ManagedProcess p, int port) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {

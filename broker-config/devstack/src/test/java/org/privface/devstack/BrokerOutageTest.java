@@ -258,7 +258,7 @@ class BrokerOutageTest {
     }
 
     /** Skips, with the reason, when broker-config/server's classpath file or a jar it lists is missing. */
-    private static void assumeBrokerJarsResolvable(Path root) throws IOException {
+    static void assumeBrokerJarsResolvable(Path root) throws IOException {
         Path cpFile = KafkaServerProcess.classpathFile(root);
         assumeTrue(Files.isRegularFile(cpFile), "no Kafka broker jars: " + cpFile
                 + " is missing (build broker-config/server first: mvn install -pl broker-config/server)");

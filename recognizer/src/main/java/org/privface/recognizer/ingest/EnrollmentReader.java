@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micronaut.context.annotation.Property;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,6 +21,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.privface.recognizer.model.ModelRegistry;
 import org.privface.recognizer.publish.RecognizerOutput;
 import org.privface.wire.FaceRecords;
+import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.InvalidRecordException;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.topics.Topics;
@@ -38,15 +38,15 @@ public class EnrollmentReader extends PollingWorker {
     private static final Logger LOG = LoggerFactory.getLogger(EnrollmentReader.class);
     private static final long REFRESH_MS = 2_000;
 
-    private final String bootstrapServers;
+    private final KafkaClientProperties kafka;
     private final ModelRegistry registry;
     private final RecognizerOutput output;
     private final MeterRegistry metrics;
 
-    public EnrollmentReader(@Property(name = "kafka.bootstrap.servers") String bootstrapServers, ModelRegistry registry,
+    public EnrollmentReader(KafkaClientProperties kafka, ModelRegistry registry,
                             RecognizerOutput output, MeterRegistry metrics) {
         super("enrollment-reader");
-        this.bootstrapServers = bootstrapServers;
+        this.kafka = kafka;
         this.registry = registry;
         this.output = output;
         this.metrics = metrics;
@@ -54,8 +54,7 @@ public class EnrollmentReader extends PollingWorker {
 
     @Override
     protected void runLoop() throws ExecutionException, InterruptedException {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Properties p = kafka.consumer();
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

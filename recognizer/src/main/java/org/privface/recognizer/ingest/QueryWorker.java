@@ -14,7 +14,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micronaut.context.annotation.Property;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -33,6 +32,7 @@ import org.privface.recognizer.model.ModelRegistry;
 import org.privface.recognizer.model.TrainedModel;
 import org.privface.recognizer.publish.RecognizerOutput;
 import org.privface.wire.FaceRecords;
+import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.InvalidRecordException;
 import org.privface.wire.WireLimits;
 import org.privface.wire.avro.PerturbedFace;
@@ -50,7 +50,7 @@ public class QueryWorker extends PollingWorker {
     private static final long RETRY_MS = 1_000;
     private static final int DEDUP_CAPACITY = 100_000;
 
-    private final String bootstrapServers;
+    private final KafkaClientProperties kafka;
     private final RecognizerSettings settings;
     private final ModelRegistry registry;
     private final RecognizerOutput output;
@@ -65,11 +65,11 @@ public class QueryWorker extends PollingWorker {
 
     private final PartitionOwnership ownership;
 
-    public QueryWorker(@Property(name = "kafka.bootstrap.servers") String bootstrapServers, RecognizerSettings settings,
+    public QueryWorker(KafkaClientProperties kafka, RecognizerSettings settings,
                        ModelRegistry registry, RecognizerOutput output, MeterRegistry metrics,
                        PartitionOwnership ownership) {
         super("query-worker");
-        this.bootstrapServers = bootstrapServers;
+        this.kafka = kafka;
         this.settings = settings;
         this.registry = registry;
         this.output = output;
@@ -79,8 +79,7 @@ public class QueryWorker extends PollingWorker {
 
     @Override
     protected void runLoop() throws InterruptedException {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Properties p = kafka.consumer();
         p.put(ConsumerConfig.GROUP_ID_CONFIG, settings.getGroupId());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

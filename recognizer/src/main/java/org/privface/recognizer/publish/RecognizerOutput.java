@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 import java.util.concurrent.Future;
 
-import io.micronaut.context.annotation.Property;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -15,6 +14,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.privface.wire.FaceRecords;
+import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.RecognitionResult;
 import org.privface.wire.topics.Topics;
 
@@ -26,11 +26,9 @@ public class RecognizerOutput implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RecognizerOutput.class);
     private final io.micrometer.core.instrument.MeterRegistry metrics;
 
-    public RecognizerOutput(@Property(name = "kafka.bootstrap.servers") String bootstrapServers,
-                            io.micrometer.core.instrument.MeterRegistry metrics) {
+    public RecognizerOutput(KafkaClientProperties kafka, io.micrometer.core.instrument.MeterRegistry metrics) {
         this.metrics = metrics;
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Properties p = kafka.producer();
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
