@@ -12,6 +12,8 @@ import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
+import org.privface.agent.privacy.fisher.FisherBasis;
+import org.privface.agent.privacy.fisher.FisherMechanism;
 import org.privface.agent.privacy.gdp.GaussianMechanism;
 import org.privface.agent.privacy.gdp.MuGdp;
 import org.privface.agent.privacy.gdp.SecureGaussian;
@@ -42,6 +44,7 @@ final class Mechanisms {
     private final Map<FaceCrops.Shape, LabelledFaces> enrollment = new ConcurrentHashMap<>();
     private final Map<String, FaceMechanism> cache = new ConcurrentHashMap<>();
     private volatile EigenBasis peepBasis;
+    private final Map<FisherMechanism.Preset, FisherBasis> fisher = new ConcurrentHashMap<>();
     private volatile RdpBasis rdpBasis;
 
     Mechanisms(AgentSettings settings, FaceDetector detector) {
@@ -63,6 +66,8 @@ final class Mechanisms {
                     p.imageRelease());
             // φ = the largest eigenvalue: Δ = τ/√λ₁ and every coordinate's noise is at most τ/μ (docs/mechanisms.md).
             case GAUSSIAN -> new GaussianMechanism(peepBasis(), mu, peepBasis().eigenvalues()[0], gaussian);
+            case FISHER -> new FisherMechanism(fisherBasis(FisherMechanism.Preset.forEpsilon(epsilonPerRelease)),
+                    epsilonPerRelease, laplace);
         });
     }
 
@@ -81,7 +86,7 @@ final class Mechanisms {
         return switch (p.mechanism()) {
             case PEEP -> FaceCrops.Shape.PEEP;
             case RDP -> FaceCrops.Shape.RDP;
-            case GAUSSIAN -> FaceCrops.Shape.PEEP;
+            case GAUSSIAN, FISHER -> FaceCrops.Shape.PEEP;
         };
     }
 
@@ -117,6 +122,15 @@ final class Mechanisms {
             }
         }
         return peepBasis;
+    }
+
+    /** Fisher directions need the enrolled identities, so only the enrollment folder can fit them. */
+    FisherBasis fisherBasis(FisherMechanism.Preset preset) {
+        return fisher.computeIfAbsent(preset, pr -> {
+            LabelledFaces faces = required(FaceCrops.Shape.PEEP);
+            return FisherBasis.fit(faces.faces(), faces.labels(), faces.names().size(), FaceCrops.WIDTH, FaceCrops.HEIGHT,
+                    pr.p(), pr.k(), pr.quantile());
+        });
     }
 
     synchronized RdpBasis rdpBasis() {

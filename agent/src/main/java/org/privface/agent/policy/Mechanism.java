@@ -14,7 +14,12 @@ public enum Mechanism {
      * δ = {@link org.privface.agent.privacy.gdp.MuGdp#DEFAULT_DELTA}, and a track's releases compose
      * as μ-GDP, √(Σμ²), far tighter than summed ε when a person is released several times.
      */
-    GAUSSIAN;
+    GAUSSIAN,
+    /**
+     * The frontier's best vector preset (docs/frontier.md): Fisher coordinates fitted on the
+     * labelled enrollment faces, L1 clip and Laplace noise, mode {@code l1-clip}; pure ε-LDP per face.
+     */
+    FISHER;
 
     public static Mechanism parse(String name) {
         try {

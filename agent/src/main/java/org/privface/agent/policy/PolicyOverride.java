@@ -37,6 +37,7 @@ public class PolicyOverride {
             case PEEP -> "l1-clip";
             case RDP -> "strict";
             case GAUSSIAN -> "gdp";
+            case FISHER -> "l1-clip";
         };
     }
 

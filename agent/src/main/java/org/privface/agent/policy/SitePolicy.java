@@ -49,6 +49,12 @@ public record SitePolicy(Mechanism mechanism, String mode, double epsilon, Strin
         return BudgetPolicy.parse(budget);
     }
 
+    private static void only(Mechanism mechanism, String mode, String known) {
+        if (!mode.equals(known)) {
+            throw new IllegalArgumentException("unknown " + mechanism + " mode '" + mode + "'; known: [" + known + "]");
+        }
+    }
+
     static void checkMode(Mechanism mechanism, String mode) {
         if (mode == null) {
             throw new IllegalArgumentException("mode missing for " + mechanism);
@@ -56,11 +62,8 @@ public record SitePolicy(Mechanism mechanism, String mode, double epsilon, Strin
         switch (mechanism) {
             case PEEP -> SensitivityMode.fromWireName(mode);
             case RDP -> RdpMode.parse(mode);
-            case GAUSSIAN -> {
-                if (!mode.equals("gdp")) {
-                    throw new IllegalArgumentException("unknown GAUSSIAN mode '" + mode + "'; known: [gdp]");
-                }
-            }
+            case GAUSSIAN -> only(mechanism, mode, "gdp");
+            case FISHER -> only(mechanism, mode, "l1-clip");
         }
     }
 }
