@@ -46,7 +46,7 @@ public final class Demo {
     /** Options and their defaults; every one can be given on the command line. */
     public static Map<String, String> defaults() {
         return new HashMap<>(Map.of(
-                "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "16", "--mechanism", "peep", "--mode", "l1-clip",
+                "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "16", "--mechanism", "fisher", "--mode", "l1-clip",
                 "--components", "8", "--enroll-releases", "4"));
     }
 

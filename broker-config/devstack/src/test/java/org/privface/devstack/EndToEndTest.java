@@ -50,6 +50,7 @@ class EndToEndTest {
         work = Files.createTempDirectory("privface-e2e-");
         Map<String, String> opt = Demo.defaults();
         opt.put("--epsilon", Double.toString(EPSILON));
+        opt.put("--mechanism", "peep");
         opt.put("--mode", "vector");
         opt.put("--components", "16");
         outcome = Demo.execute(root, faces, opt, work, running);
