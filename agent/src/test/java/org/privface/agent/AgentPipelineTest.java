@@ -15,8 +15,6 @@ import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,7 +25,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.privface.kafka.testkit.RealKafka;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
-import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
 /** The agent on the synthetic faces in test-data/, publishing to a real broker. */
@@ -61,13 +58,7 @@ class AgentPipelineTest implements TestPropertyProvider {
 
     @Override
     public Map<String, String> getProperties() {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
-        try (Admin admin = Admin.create(p)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        SiteRecords.createTopics(SITE);
         return Map.of("kafka.bootstrap.servers", RealKafka.bootstrapServers(),
                 "micronaut.server.port", "-1",
                 "agent.site-id", SITE,

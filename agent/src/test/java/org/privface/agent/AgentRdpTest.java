@@ -6,20 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.privface.kafka.testkit.RealKafka;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
-import org.privface.wire.topics.TopicApplier;
-import org.privface.wire.topics.Topics;
 
 /** RDP (strict, with image release enabled locally) end to end through a real broker. */
 @MicronautTest
@@ -32,13 +27,7 @@ class AgentRdpTest implements TestPropertyProvider {
 
     @Override
     public Map<String, String> getProperties() {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
-        try (Admin admin = Admin.create(p)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        SiteRecords.createTopics(SITE);
         return Map.of("kafka.bootstrap.servers", RealKafka.bootstrapServers(),
                 "micronaut.server.port", "-1",
                 "agent.site-id", SITE,

@@ -45,4 +45,15 @@ final class SiteRecords {
         }
         return records;
     }
+
+    /** Creates the site's topics on the test broker (idempotent). */
+    static void createTopics(String site) {
+        Properties p = new Properties();
+        p.put(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
+            new org.privface.wire.topics.TopicApplier(admin).apply(Topics.definitions(List.of(site)));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }
