@@ -49,6 +49,7 @@ final class CameraWorker {
     /** The version of the policy each live track started under, and its releases so far. */
     private final Map<String, long[]> tracks = new HashMap<>();
     private TrackBudget budget;
+    private SitePolicy policy;
     private long budgetVersion = -1;
 
     final AtomicLong frames = new AtomicLong();
@@ -95,8 +96,9 @@ final class CameraWorker {
         frames.incrementAndGet();
         framesCounter.increment();
         PolicyStore.Versioned v = policies.current();
-        SitePolicy policy = policies.forCamera(camera);
         if (v.version() != budgetVersion) {
+            // Merging the camera's overrides validates a whole policy: done once per change, not per frame.
+            policy = policies.forCamera(camera, v.policy());
             budget = Mechanisms.budget(policy);
             budgetVersion = v.version();
         }

@@ -59,7 +59,11 @@ public final class PolicyStore {
 
     /** The policy a camera runs: the site's, with the camera's local overrides on top. */
     public SitePolicy forCamera(String camera) {
-        SitePolicy p = current.policy();
+        return forCamera(camera, current.policy());
+    }
+
+    /** The policy a camera runs under a given site policy (one read of {@link #current()} per change). */
+    public SitePolicy forCamera(String camera, SitePolicy p) {
         PolicyOverride o = cameraOverrides.get(camera);
         if (o == null || o.isEmpty()) {
             return p;

@@ -65,6 +65,8 @@ public final class TrackBudget {
     /** The ledger's units: ε for PURE_EPSILON, μ² for GAUSSIAN_DP. */
     private final double capUnits;
     private final double unitsPerRelease;
+    /** ε of one release; for GAUSSIAN_DP a bisection, so computed once here, not per grant. */
+    private final double epsilonPerRelease;
     private final Duration window;
     private final int maxTracks;
     private final Map<String, Account> accounts = new HashMap<>();
@@ -101,6 +103,7 @@ public final class TrackBudget {
             double mu = policy instanceof BudgetPolicy.EveryN e ? MuGdp.muFor(e.epsilonRelease(), delta) : Double.NaN;
             unitsPerRelease = Double.isNaN(mu) ? policy.epsilonPerRelease(capUnits) : mu * mu;
         }
+        this.epsilonPerRelease = epsilonOf(unitsPerRelease);
         Objects.requireNonNull(window, "window");
         if (window.isNegative() || window.isZero()) {
             throw new IllegalArgumentException("budget window must be positive, was " + window);
@@ -165,9 +168,10 @@ public final class TrackBudget {
         a.lastGrantFrame = frameIndexInTrack;
         accounts.putIfAbsent(trackId, a);
         grants++;
-        double epsilonRelease = epsilonOf(unitsPerRelease);
-        epsilonSpent += epsilonRelease;
-        return Optional.of(new Grant(trackId, epsilonRelease, index, accounting == Accounting.PURE_EPSILON ? composed : Math.min(epsilonOf(composed), epsilonTrack),
+        epsilonSpent += epsilonPerRelease;
+        double spentInWindow = accounting == Accounting.PURE_EPSILON ? composed
+                : Math.min(epsilonOf(composed), epsilonTrack);
+        return Optional.of(new Grant(trackId, epsilonPerRelease, index, spentInWindow,
                 epsilonTrack, a.windowStart, policy.name(),
                 accounting == Accounting.GAUSSIAN_DP ? Math.sqrt(unitsPerRelease) : Double.NaN));
     }
