@@ -159,14 +159,14 @@ public final class EigenBasis {
      * divided by n-1. Shared by the direct fit and the merge of partition statistics.
      */
     static double[][] topComponents(DMatrixRMaj scatter, int nc, int n, double[] eigOut) {
-        Eigen e = decompose(scatter, eigOut, nc);
-        double[][] comps = new double[nc][];
+        Top top = symmetricTop(scatter, nc);
         for (int k = 0; k < nc; k++) {
-            comps[k] = normalise(e.dec().getEigenVector(e.order()[k]).getData().clone());
-            orientSign(comps[k]);
-            eigOut[k] /= (n - 1);
+            if (!(top.values()[k] > 1e-12)) {
+                throw new IllegalArgumentException("only " + k + " components carry variance; lower nc");
+            }
+            eigOut[k] = top.values()[k] / (n - 1);
         }
-        return comps;
+        return top.vectors();
     }
 
     /** Fills {@code meanOut} with the mean face and returns the faces minus it, one per row. */
@@ -194,6 +194,17 @@ public final class EigenBasis {
 
     /** Symmetric eigen decomposition with eigenvalues in descending order; fills the top nc. */
     private static Eigen decompose(DMatrixRMaj symmetric, double[] eigOut, int nc) {
+        Eigen e = sorted(symmetric);
+        for (int k = 0; k < nc; k++) {
+            eigOut[k] = e.dec().getEigenvalue(e.order()[k]).real;
+            if (!(eigOut[k] > 1e-12)) {
+                throw new IllegalArgumentException("only " + k + " components carry variance; lower nc");
+            }
+        }
+        return e;
+    }
+
+    private static Eigen sorted(DMatrixRMaj symmetric) {
         EigenDecomposition_F64<DMatrixRMaj> dec = DecompositionFactory_DDRM.eig(symmetric.numRows, true, true);
         if (!dec.decompose(symmetric)) {
             throw new IllegalStateException("eigen decomposition failed");
@@ -203,13 +214,27 @@ public final class EigenBasis {
             order[i] = i;
         }
         Arrays.sort(order, (x, y) -> Double.compare(dec.getEigenvalue(y).real, dec.getEigenvalue(x).real));
-        for (int k = 0; k < nc; k++) {
-            eigOut[k] = dec.getEigenvalue(order[k]).real;
-            if (!(eigOut[k] > 1e-12)) {
-                throw new IllegalArgumentException("only " + k + " components carry variance; lower nc");
-            }
-        }
         return new Eigen(dec, order);
+    }
+
+    /** The top eigenvectors of a symmetric matrix, unit length and sign-fixed, with their eigenvalues. */
+    public record Top(double[][] vectors, double[] values) {
+    }
+
+    /**
+     * Top nc eigenpairs of a symmetric matrix, in descending order, with no variance threshold:
+     * for matrices that may be rank-deficient, such as a privately released covariance.
+     */
+    public static Top symmetricTop(DMatrixRMaj symmetric, int nc) {
+        Eigen e = sorted(symmetric);
+        double[][] vectors = new double[nc][];
+        double[] values = new double[nc];
+        for (int k = 0; k < nc; k++) {
+            values[k] = e.dec().getEigenvalue(e.order()[k]).real;
+            vectors[k] = normalise(e.dec().getEigenVector(e.order()[k]).getData().clone());
+            orientSign(vectors[k]);
+        }
+        return new Top(vectors, values);
     }
 
     private static double[] normalise(double[] v) {

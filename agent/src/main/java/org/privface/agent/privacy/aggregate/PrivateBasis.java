@@ -1,10 +1,7 @@
 package org.privface.agent.privacy.aggregate;
 
-import java.util.Arrays;
-
 import org.ejml.data.DMatrixRMaj;
-import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
-import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
+import org.privface.agent.privacy.EigenBasis;
 
 /**
  * The top-nc eigenfaces of a site fitted from its private mean and second moment only, so the basis
@@ -35,49 +32,14 @@ public final class PrivateBasis {
         if (nc < 1 || nc > d) {
             throw new IllegalArgumentException("nc must be in [1, " + d + "], was " + nc);
         }
-        EigenDecomposition_F64<DMatrixRMaj> dec = DecompositionFactory_DDRM.eig(d, true, true);
-        if (!dec.decompose(cov)) {
-            throw new IllegalStateException("eigen decomposition failed");
-        }
-        Integer[] order = new Integer[dec.getNumberOfEigenvalues()];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (x, y) -> Double.compare(dec.getEigenvalue(y).real, dec.getEigenvalue(x).real));
-        double[][] comps = new double[nc][];
+        EigenBasis.Top top = EigenBasis.symmetricTop(cov, nc);
+        double[][] comps = top.vectors();
         double[] eig = new double[nc];
         for (int k = 0; k < nc; k++) {
-            eig[k] = Math.max(0, dec.getEigenvalue(order[k]).real);
-            comps[k] = orient(normalise(dec.getEigenVector(order[k]).getData().clone()));
+            eig[k] = Math.max(0, top.values()[k]);
         }
         double mu = Math.hypot(mean.mu(), secondMoment.mu());
         return new PrivateBasis(mean.mean(), comps, eig, mu);
-    }
-
-    private static double[] normalise(double[] v) {
-        double norm = 0;
-        for (double x : v) {
-            norm += x * x;
-        }
-        norm = Math.sqrt(norm);
-        for (int i = 0; i < v.length; i++) {
-            v[i] /= norm;
-        }
-        return v;
-    }
-
-    /** Eigenvectors are defined up to sign; fix it as {@code EigenBasis} does (non-negative sum). */
-    private static double[] orient(double[] v) {
-        double sum = 0;
-        for (double x : v) {
-            sum += x;
-        }
-        if (sum < 0) {
-            for (int i = 0; i < v.length; i++) {
-                v[i] = -v[i];
-            }
-        }
-        return v;
     }
 
     /** The private mean in the original coordinates. */
