@@ -149,7 +149,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 "spoolDropped", spool.dropped(), "acknowledged", uplink.acknowledged(), "deliveryFailures",
                 uplink.failures(), "brokerHealthy", uplink.brokerHealthy(Duration.ofSeconds(30))));
         if (settings.getControl().isTopicEnabled()) {
-            control = new ControlTopic(kafka, state, json);
+            control = new ControlTopic(kafka, state, json, settings.getControl().getReportInterval());
         }
 
         if (settings.isPublishEnrollments()) {

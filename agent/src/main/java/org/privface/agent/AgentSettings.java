@@ -113,7 +113,11 @@ public class AgentSettings {
         /** Bearer token for changing the policy over REST; without one, REST changes are refused. */
         private String token;
         private boolean topicEnabled = true;
+        /** How often the gateway reports to its site's status topic (and after every change). */
+        private java.time.Duration reportInterval = java.time.Duration.ofSeconds(10);
 
+        public java.time.Duration getReportInterval() { return reportInterval; }
+        public void setReportInterval(java.time.Duration reportInterval) { this.reportInterval = reportInterval; }
         public String getToken() { return token; }
         public void setToken(String token) { this.token = token; }
         public boolean isTopicEnabled() { return topicEnabled; }

@@ -29,6 +29,8 @@ public class RecognizerSettings {
     private double openSetMargin = 1.5;
     /** Where trained models are kept and reloaded from on restart; none when unset. */
     private java.nio.file.Path modelDir;
+    /** Every n-th enrollment of a person is held out to estimate validation accuracy; below 2 switches it off. */
+    private int validationEvery = 5;
     /** Names this replica in the models it trains; random unless set (e.g. to the pod name). */
     private String instanceId = java.util.UUID.randomUUID().toString();
 
@@ -49,6 +51,8 @@ public class RecognizerSettings {
     public double getUnknownThreshold() { return unknownThreshold; }
     public void setUnknownThreshold(double unknownThreshold) { this.unknownThreshold = unknownThreshold; }
     public int getMaxBatch() { return maxBatch; }
+    public int getValidationEvery() { return validationEvery; }
+    public void setValidationEvery(int validationEvery) { this.validationEvery = validationEvery; }
     public double getOpenSetMargin() { return openSetMargin; }
     public void setOpenSetMargin(double openSetMargin) { this.openSetMargin = openSetMargin; }
     public java.nio.file.Path getModelDir() { return modelDir; }

@@ -49,6 +49,7 @@ import org.privface.wire.topics.Topics;
 class RecognizerServiceTest implements TestPropertyProvider {
     private static final String SITE = "rectest";
     private static final int DIM = 24;
+    private static final String PASSWORD = "correct horse battery staple";
 
     @Inject
     @Client("/")
@@ -75,7 +76,8 @@ class RecognizerServiceTest implements TestPropertyProvider {
         return Map.of("kafka.bootstrap.servers", bootstrap, "micronaut.server.port", "-1",
                 "recognizer.min-enrollments", "30", "recognizer.quiet-period", "500ms",
                 "recognizer.model-dir", modelDir.toString(), "recognizer.admin-token", "s3cret",
-                "recognizer.open-set-margin", "1.5");
+                "recognizer.open-set-margin", "1.5",
+                "recognizer.console.operators.ops", org.privface.recognizer.console.PasswordHash.hash(PASSWORD.toCharArray()));
     }
 
     private static PerturbedFace face(RecordKind kind, String label, double[] centre, SplittableRandom r) {
@@ -177,8 +179,24 @@ class RecognizerServiceTest implements TestPropertyProvider {
         assertTrue(metrics.contains("privface_recognizer_results_total"), "results counter exported");
         assertTrue(metrics.contains("privface_recognizer_dead_letters_total"));
 
+        // The read API needs a logged-in operator; a wrong password gets no token.
+        for (String path : new String[] {"/models", "/sites", "/console/api/overview"}) {
+            var anon = org.junit.jupiter.api.Assertions.assertThrows(io.micronaut.http.client.exceptions.HttpClientResponseException.class,
+                    () -> http.toBlocking().exchange(path));
+            assertEquals(401, anon.getStatus().getCode(), path);
+        }
+        var wrong = org.junit.jupiter.api.Assertions.assertThrows(io.micronaut.http.client.exceptions.HttpClientResponseException.class,
+                () -> http.toBlocking().exchange(io.micronaut.http.HttpRequest.POST("/login",
+                        Map.of("username", "ops", "password", "guess"))));
+        assertEquals(401, wrong.getStatus().getCode());
+        var login = http.toBlocking().exchange(io.micronaut.http.HttpRequest.POST("/login",
+                Map.of("username", "ops", "password", PASSWORD)));
+        String token = login.getCookie("JWT").orElseThrow().getValue();
+        java.util.function.UnaryOperator<io.micronaut.http.MutableHttpRequest<?>> as =
+                rq -> rq.header("Authorization", "Bearer " + token);
+
         // The model is listed, answers the predict endpoint, and was persisted where a restart finds it.
-        String models = http.toBlocking().retrieve("/models");
+        String models = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/models")));
         assertTrue(models.contains("\"site\":\"" + SITE + "\"") && models.contains("\"ann\""), models);
         float[] ann = new float[DIM];
         for (int j = 0; j < DIM; j++) {
@@ -186,12 +204,12 @@ class RecognizerServiceTest implements TestPropertyProvider {
         }
         var req = io.micronaut.http.HttpRequest.POST("/predict",
                 Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", ann));
-        String answer = http.toBlocking().retrieve(req);
+        String answer = http.toBlocking().retrieve(as.apply(req));
         assertTrue(answer.contains("\"label\":\"ann\""), answer);
         var bad = io.micronaut.http.HttpRequest.POST("/predict",
                 Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", new float[3]));
         var e = org.junit.jupiter.api.Assertions.assertThrows(io.micronaut.http.client.exceptions.HttpClientResponseException.class,
-                () -> http.toBlocking().retrieve(bad));
+                () -> http.toBlocking().retrieve(as.apply(bad)));
         assertEquals(400, e.getStatus().getCode());
         // Other tests' sites share the broker, and this replica follows every site; look at ours.
         var all = new org.privface.recognizer.model.ModelStore(modelDir).loadLatest();
@@ -199,8 +217,10 @@ class RecognizerServiceTest implements TestPropertyProvider {
         assertEquals(1, stored.size());
         assertEquals(List.of("ann", "bob", "cyd"), stored.get(0).labels());
         all.forEach(m -> m.mlp().close());
-        assertTrue(http.toBlocking().retrieve("/models/" + SITE + "/pca-test/PEEP/history").contains("trainingSize"));
-        assertTrue(http.toBlocking().retrieve("/models/training").contains("\"running\""));
+        assertTrue(http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET(
+                "/models/" + SITE + "/pca-test/PEEP/history"))).contains("trainingSize"));
+        assertTrue(http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/models/training")))
+                .contains("\"running\""));
 
         // Open set: faces of someone never enrolled come back unknown, enrolled people do not.
         SplittableRandom q = new SplittableRandom(99);
@@ -217,10 +237,10 @@ class RecognizerServiceTest implements TestPropertyProvider {
                 s[j] = (float) (stranger[j] + q.nextGaussian() * 0.1);
                 k[j] = (float) (centres[i % 3][j] + q.nextGaussian() * 0.1);
             }
-            String a = http.toBlocking().retrieve(io.micronaut.http.HttpRequest.POST("/predict",
-                    Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", s)));
-            String b = http.toBlocking().retrieve(io.micronaut.http.HttpRequest.POST("/predict",
-                    Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", k)));
+            String a = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.POST("/predict",
+                    Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", s))));
+            String b = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.POST("/predict",
+                    Map.of("site", SITE, "basisId", "pca-test", "mechanism", "PEEP", "vector", k))));
             unknown += a.contains("\"label\"") ? 0 : 1;
             known += b.contains("\"label\":\"" + people[i % 3] + "\"") ? 1 : 0;
         }
@@ -228,7 +248,9 @@ class RecognizerServiceTest implements TestPropertyProvider {
         assertTrue(unknown >= 15, "strangers reported unknown: " + unknown + "/20");
         assertTrue(known >= 18, "enrolled people identified: " + known + "/20");
 
-        String sites = http.toBlocking().retrieve("/sites");
+        String sites = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/sites")));
+        String overview = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/console/api/overview")));
+        assertTrue(overview.contains("\"site\":\"" + SITE + "\"") && overview.contains("\"validationAccuracy\""), overview);
         assertTrue(sites.contains("\"site\":\"" + SITE + "\"") && sites.contains("\"identified\":30")
                 && sites.contains("\"deadLetters\":1") && sites.contains("\"duplicates\":1"), sites);
 

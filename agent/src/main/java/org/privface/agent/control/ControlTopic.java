@@ -30,12 +30,11 @@ import org.slf4j.LoggerFactory;
  * {@link PolicyOverride} under the key of the site. On start it replays the topic from the
  * beginning, so the latest instruction survives a gateway restart. Every record goes through the
  * same {@link PolicyStore#applyRemote} as REST, floor included; a malformed one is audited as
- * rejected and skipped. After each change, and every 30 s, the gateway's report goes to the
- * site's compacted status topic under its gateway id, so the operator sees what was applied.
+ * rejected and skipped. After each change, and every report interval, the gateway's report goes
+ * to the site's compacted status topic under its gateway id, so the operator sees what was applied.
  */
 public final class ControlTopic implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlTopic.class);
-    static final Duration REPORT_EVERY = Duration.ofSeconds(30);
     /** Header naming the operator who wrote a control record; recorded in the audit log. */
     public static final String OPERATOR_HEADER = "privface.operator";
     /** Largest control record read; a policy change is a few hundred bytes. */
@@ -46,15 +45,23 @@ public final class ControlTopic implements AutoCloseable {
     private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, String> status;
     private final String site;
+    private final Duration reportEvery;
     private final Thread thread;
     private volatile boolean running = true;
 
     public ControlTopic(String bootstrapServers, GatewayState state, ObjectMapper json) {
-        this(KafkaClientProperties.bootstrap(bootstrapServers), state, json);
+        this(KafkaClientProperties.bootstrap(bootstrapServers), state, json, Duration.ofSeconds(10));
     }
 
-    /** @param client the gateway's {@code kafka.*} settings (bootstrap servers, security) for both clients */
-    public ControlTopic(KafkaClientProperties client, GatewayState state, ObjectMapper json) {
+    /**
+     * @param client the gateway's {@code kafka.*} settings (bootstrap servers, security) for both clients
+     * @param reportEvery how often the report is sent when nothing changes
+     */
+    public ControlTopic(KafkaClientProperties client, GatewayState state, ObjectMapper json, Duration reportEvery) {
+        if (reportEvery.isNegative() || reportEvery.isZero()) {
+            throw new IllegalArgumentException("agent.control.report-interval must be positive, not " + reportEvery);
+        }
+        this.reportEvery = reportEvery;
         this.state = state;
         this.json = json;
         this.site = state.policies().site();
@@ -85,7 +92,7 @@ public final class ControlTopic implements AutoCloseable {
                 }
                 if (System.nanoTime() > nextReport) {
                     report();
-                    nextReport = System.nanoTime() + REPORT_EVERY.toNanos();
+                    nextReport = System.nanoTime() + reportEvery.toNanos();
                 }
             }
         } catch (WakeupException e) {

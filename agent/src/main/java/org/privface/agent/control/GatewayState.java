@@ -30,6 +30,8 @@ public class GatewayState {
     private final PolicyStore policies;
     private final Map<String, Supplier<Map<String, Object>>> sections = new ConcurrentHashMap<>();
     private final Instant started = Instant.now();
+    /** Audit entries carried in each report; the gateway's audit.jsonl keeps them all. */
+    static final int RECENT_CHANGES = 20;
 
     public GatewayState(AgentSettings settings, PolicyStore policies) {
         this.settings = settings;
@@ -62,12 +64,29 @@ public class GatewayState {
         List<AuditLog.Entry> recent = policies.audit().recent();
         if (!recent.isEmpty()) {
             AuditLog.Entry last = recent.get(recent.size() - 1);
-            r.put("lastChange", Map.of("at", last.at().toString(), "source", last.source(), "outcome", last.outcome(),
-                    "epsilonApplied", last.epsilonApplied(), "reason", last.reason() == null ? "" : last.reason()));
+            r.put("lastChange", change(last));
+            // The latest changes, so an operator sees each outcome without reaching the gateway.
+            r.put("recentChanges", recent.subList(Math.max(0, recent.size() - RECENT_CHANGES), recent.size()).stream()
+                    .map(GatewayState::change).toList());
         }
         sections.forEach((name, s) -> r.put(name, s.get()));
         r.put("residentMemoryBytes", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         return r;
+    }
+
+    private static Map<String, Object> change(AuditLog.Entry e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("at", e.at().toString());
+        m.put("source", e.source());
+        m.put("principal", e.principal() == null ? "" : e.principal());
+        m.put("outcome", e.outcome());
+        if (e.epsilonRequested() != null) {
+            m.put("epsilonRequested", e.epsilonRequested());
+        }
+        m.put("epsilonApplied", e.epsilonApplied());
+        m.put("version", e.version());
+        m.put("reason", e.reason() == null ? "" : e.reason());
+        return m;
     }
 
     public static Map<String, Object> describe(SitePolicy p) {

@@ -11,14 +11,20 @@ import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.security.annotation.Secured;
+import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.serde.annotation.Serdeable;
 import org.privface.recognizer.RecognizerSettings;
 import org.privface.recognizer.model.ModelKey;
 import org.privface.recognizer.model.ModelRegistry;
 import org.privface.recognizer.model.TrainedModel;
 
-/** Read-only model status and a predict endpoint for one perturbed vector. */
+/**
+ * Read-only model status and a predict endpoint for one perturbed vector, for logged-in
+ * operators (cookie or bearer token from POST /login).
+ */
 @Controller
+@Secured(SecurityRule.IS_AUTHENTICATED)
 public class ModelController {
     private final ModelRegistry registry;
     private final RecognizerSettings settings;
@@ -30,7 +36,8 @@ public class ModelController {
 
     @Serdeable
     public record ModelView(String site, String basisId, String mechanism, String version, String trainedAt,
-                            int trainingSize, int enrollments, List<String> labels, double trainingAccuracy) {
+                            int trainingSize, int enrollments, List<String> labels, double trainingAccuracy,
+                            Double validationAccuracy) {
     }
 
     @Serdeable
@@ -66,6 +73,7 @@ public class ModelController {
      * matching {@code recognizer.admin-token}; without a configured token the endpoint is off.
      */
     @Post("/models/{site}/{basisId}/{mechanism}/retrain")
+    @Secured(SecurityRule.IS_ANONYMOUS) // it checks its own admin token
     public HttpResponse<?> retrain(String site, String basisId, String mechanism,
                                    @io.micronaut.http.annotation.Header(value = "Authorization", defaultValue = "")
                                    String authorization) {
@@ -116,7 +124,7 @@ public class ModelController {
     private ModelView view(TrainedModel m) {
         return new ModelView(m.key().site(), m.key().basisId(), m.key().mechanism(), m.version(),
                 m.trainedAt().toString(), m.trainingSize(), registry.enrollmentCount(m.key()), m.labels(),
-                m.trainingAccuracy());
+                m.trainingAccuracy(), Double.isNaN(m.validationAccuracy()) ? null : m.validationAccuracy());
     }
 
     private static Map<String, String> toMap(Properties p) {

@@ -10,11 +10,14 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
+import io.micronaut.security.annotation.Secured;
+import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.serde.annotation.Serdeable;
 import org.privface.recognizer.model.ModelRegistry;
 
 /** Per-site statistics, read from the same meters that /prometheus exports. */
 @Controller("/sites")
+@Secured(SecurityRule.IS_AUTHENTICATED)
 public class SiteController {
     private final MeterRegistry meters;
     private final ModelRegistry registry;
@@ -31,13 +34,7 @@ public class SiteController {
 
     @Get
     public List<SiteStats> sites() {
-        TreeSet<String> sites = new TreeSet<>();
-        meters.getMeters().forEach(m -> {
-            String site = m.getId().getTag("site");
-            if (site != null && m.getId().getName().startsWith("privface.recognizer.")) {
-                sites.add(site);
-            }
-        });
+        TreeSet<String> sites = sitesMetered(meters);
         Map<String, Integer> models = new TreeMap<>();
         registry.models().keySet().forEach(k -> models.merge(k.site(), 1, Integer::sum));
         sites.addAll(models.keySet());
@@ -51,11 +48,28 @@ public class SiteController {
     }
 
     private long count(String name, String site, String outcome) {
+        return (long) count(meters, name, site, outcome);
+    }
+
+    /** A recognizer counter's total for one site, over all its other tags or one outcome. */
+    public static double count(MeterRegistry meters, String name, String site, String outcome) {
         var search = meters.find(name).tag("site", site);
         if (outcome != null) {
             search = search.tag("outcome", outcome);
         }
-        return (long) search.counters().stream().mapToDouble(Counter::count).sum();
+        return search.counters().stream().mapToDouble(Counter::count).sum();
+    }
+
+    /** Every site some recognizer meter is tagged with. */
+    public static TreeSet<String> sitesMetered(MeterRegistry meters) {
+        TreeSet<String> sites = new TreeSet<>();
+        meters.getMeters().forEach(m -> {
+            String site = m.getId().getTag("site");
+            if (site != null && m.getId().getName().startsWith("privface.recognizer.")) {
+                sites.add(site);
+            }
+        });
+        return sites;
     }
 
     private double meanEpsilon(String site) {

@@ -1,9 +1,7 @@
 package org.privface.recognizer.ingest;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -13,7 +11,6 @@ import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -65,19 +62,7 @@ public class EnrollmentReader extends PollingWorker {
             long nextRefresh = 0;
             while (running()) {
                 if (System.currentTimeMillis() >= nextRefresh) {
-                    List<TopicPartition> all = new ArrayList<>();
-                    for (var e : consumer.listTopics(Duration.ofSeconds(10)).entrySet()) {
-                        if (Topics.ALL_ENROLLMENT.matcher(e.getKey()).matches()) {
-                            for (PartitionInfo pi : e.getValue()) {
-                                all.add(new TopicPartition(pi.topic(), pi.partition()));
-                            }
-                        }
-                    }
-                    if (!assigned.containsAll(all)) {
-                        List<TopicPartition> fresh = all.stream().filter(tp -> !assigned.contains(tp)).toList();
-                        consumer.assign(all);
-                        consumer.seekToBeginning(fresh);
-                        assigned.addAll(fresh);
+                    if (followFromBeginning(consumer, Topics.ALL_ENROLLMENT, assigned)) {
                         LOG.info("following {} enrollment partitions", assigned.size());
                     }
                     nextRefresh = System.currentTimeMillis() + REFRESH_MS;

@@ -4,6 +4,7 @@ import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.runtime.server.event.ServerStartupEvent;
 import jakarta.annotation.PreDestroy;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,33 @@ abstract class PollingWorker implements ApplicationEventListener<ServerStartupEv
 
     protected final void register(Consumer<?, ?> c) {
         this.consumer = c;
+    }
+
+    /**
+     * Assigns every partition of every topic matching {@code topics}, new ones from their
+     * beginning; {@code assigned} is the caller's record of what it follows. Assignment, not a
+     * group, so every replica reads everything and needs no group ACL.
+     *
+     * @return whether a partition was added
+     */
+    protected static boolean followFromBeginning(Consumer<?, ?> consumer, java.util.regex.Pattern topics,
+                                                 java.util.Set<TopicPartition> assigned) {
+        java.util.List<TopicPartition> all = new java.util.ArrayList<>();
+        for (var e : consumer.listTopics(java.time.Duration.ofSeconds(10)).entrySet()) {
+            if (topics.matcher(e.getKey()).matches()) {
+                for (org.apache.kafka.common.PartitionInfo pi : e.getValue()) {
+                    all.add(new TopicPartition(pi.topic(), pi.partition()));
+                }
+            }
+        }
+        if (assigned.containsAll(all)) {
+            return false;
+        }
+        java.util.List<TopicPartition> fresh = all.stream().filter(tp -> !assigned.contains(tp)).toList();
+        consumer.assign(all);
+        consumer.seekToBeginning(fresh);
+        assigned.addAll(fresh);
+        return true;
     }
 
     protected final boolean running() {

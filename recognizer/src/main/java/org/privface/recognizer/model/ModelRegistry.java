@@ -190,11 +190,12 @@ public class ModelRegistry {
         for (int i = 0; i < fitted.length; i++) {
             correct += fitted[i] == snap.y()[i] ? 1 : 0;
         }
+        double validation = validationAccuracy(snap.x(), snap.y(), snap.labels().size());
         // Sortable and unique across restarts.
         String version = "v" + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssSSS")
                 .withZone(java.time.ZoneOffset.UTC).format(Instant.now());
         TrainedModel m = new TrainedModel(key, version, mlp, snap.labels(), snap.x().length, Instant.now(),
-                correct / (double) fitted.length, OpenSet.fit(snap.x(), snap.y(), snap.labels().size()));
+                correct / (double) fitted.length, validation, OpenSet.fit(snap.x(), snap.y(), snap.labels().size()));
         t.stop(Timer.builder("privface.recognizer.training").tag("site", key.site()).register(metrics));
         if (store != null) {
             try {
@@ -204,11 +205,53 @@ public class ModelRegistry {
             }
         }
         TrainedModel old = models.put(key, m);
-        LOG.info("trained {} as {} on {} enrollments of {} people (training accuracy {})", key, version,
-                m.trainingSize(), m.labels().size(), String.format("%.3f", m.trainingAccuracy()));
+        LOG.info("trained {} as {} on {} enrollments of {} people (training accuracy {}, validation accuracy {})", key,
+                version, m.trainingSize(), m.labels().size(), String.format("%.3f", m.trainingAccuracy()),
+                String.format("%.3f", m.validationAccuracy()));
         if (old != null) {
             // In-flight predictions hold their own reference; give them time before freeing natives.
             trainer.schedule(old.mlp()::close, 30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Accuracy of a second network, trained with the same options on all but every
+     * {@code validation-every}-th enrollment of each person and scored on those held out. The
+     * served model still trains on everything; this one only estimates how well it generalises
+     * (training accuracy cannot: a network memorises its training set). NaN when switched off or
+     * when a person has too few enrollments to hold one out.
+     */
+    private double validationAccuracy(float[][] x, int[] y, int classes) {
+        int every = settings.getValidationEvery();
+        if (every < 2) {
+            return Double.NaN;
+        }
+        int[] seen = new int[classes];
+        int[] count = new int[classes];
+        for (int c : y) {
+            count[c]++;
+        }
+        java.util.List<Integer> train = new java.util.ArrayList<>();
+        java.util.List<Integer> held = new java.util.ArrayList<>();
+        for (int i = 0; i < y.length; i++) {
+            if (count[y[i]] >= every && ++seen[y[i]] % every == 0) {
+                held.add(i);
+            } else {
+                train.add(i);
+            }
+        }
+        if (held.isEmpty()) {
+            return Double.NaN;
+        }
+        float[][] tx = train.stream().map(i -> x[i]).toArray(float[][]::new);
+        int[] ty = train.stream().mapToInt(i -> y[i]).toArray();
+        try (MlpModel probe = new MlpTrainer().train(tx, ty, classes, options)) {
+            int[] p = probe.predict(held.stream().map(i -> x[i]).toArray(float[][]::new));
+            int ok = 0;
+            for (int k = 0; k < p.length; k++) {
+                ok += p[k] == y[held.get(k)] ? 1 : 0;
+            }
+            return ok / (double) p.length;
         }
     }
 

@@ -50,6 +50,7 @@ public final class ModelStore {
         p.setProperty("trainingSize", Integer.toString(m.trainingSize()));
         p.setProperty("trainedAt", m.trainedAt().toString());
         p.setProperty("trainingAccuracy", Double.toString(m.trainingAccuracy()));
+        p.setProperty("validationAccuracy", Double.toString(m.validationAccuracy()));
         p.setProperty("trainedBy", instanceId);
         if (m.openSet() != null) {
             for (int k = 0; k < m.labels().size(); k++) {
@@ -129,7 +130,8 @@ public final class ModelStore {
         }
         return new TrainedModel(key, p.getProperty("version"), mlp, labels,
                 Integer.parseInt(p.getProperty("trainingSize")), Instant.parse(p.getProperty("trainedAt")),
-                Double.parseDouble(p.getProperty("trainingAccuracy")), openSet);
+                Double.parseDouble(p.getProperty("trainingAccuracy")),
+                Double.parseDouble(p.getProperty("validationAccuracy", "NaN")), openSet);
     }
 
     private static Properties meta(Path dir) throws IOException {

@@ -7,9 +7,10 @@ import java.util.List;
  * A trained classifier for one {@link ModelKey}, with the label of each class index.
  *
  * @param version unique per training run; copied into every result
+ * @param validationAccuracy accuracy on enrollments held out of a same-options training run; NaN if none
  */
 public record TrainedModel(ModelKey key, String version, MlpModel mlp, List<String> labels, int trainingSize,
-                           Instant trainedAt, double trainingAccuracy, OpenSet openSet) {
+                           Instant trainedAt, double trainingAccuracy, double validationAccuracy, OpenSet openSet) {
 
     /** A face's decision: label and confidence, or an unknown (null label). */
     public record Decision(String label, float confidence) {

@@ -1,0 +1,315 @@
+import { Chart, registerables } from 'chart.js';
+import annotationPlugin from 'chartjs-plugin-annotation';
+import './style.css';
+
+Chart.register(...registerables, annotationPlugin);
+
+const REFRESH_MS = 2000;
+const $ = (sel, root = document) => root.querySelector(sel);
+const cards = new Map(); // site -> { el, charts, tradeoffKey, pending }
+
+async function api(path, options = {}) {
+  const res = await fetch(path, { credentials: 'same-origin', ...options,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(options.headers || {}) } });
+  if (res.status === 401) {
+    throw Object.assign(new Error('not logged in'), { status: 401 });
+  }
+  const text = await res.text();
+  const body = text ? JSON.parse(text) : null;
+  if (!res.ok) {
+    throw Object.assign(new Error((body && (body.error || body.message)) || res.statusText), { status: res.status });
+  }
+  return body;
+}
+
+function fmt(v, digits = 2) {
+  if (v === null || v === undefined || v === '') return '—';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+  return String(v);
+}
+
+function cell(tr, value, cls) {
+  const td = document.createElement('td');
+  td.textContent = fmt(value);
+  if (cls) td.className = cls;
+  tr.appendChild(td);
+  return td;
+}
+
+function fillTable(tbody, rows, toCells) {
+  tbody.replaceChildren(...rows.map((r) => {
+    const tr = document.createElement('tr');
+    toCells(tr, r);
+    return tr;
+  }));
+}
+
+function showLogin(message) {
+  $('#console').hidden = true;
+  $('#who').hidden = true;
+  $('#login').hidden = false;
+  $('#login-error').textContent = message || '';
+}
+
+async function start() {
+  try {
+    const me = await api('/console/api/me');
+    $('#login').hidden = true;
+    $('#console').hidden = false;
+    $('#who').hidden = false;
+    $('[data-testid=operator]').textContent = me.operator;
+    refresh();
+  } catch (e) {
+    showLogin(e.status === 401 ? '' : e.message);
+  }
+}
+
+$('#login-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const res = await fetch('/login', { method: 'POST', credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ username: $('#username').value, password: $('#password').value }) });
+  if (res.ok) {
+    $('#password').value = '';
+    start();
+  } else {
+    showLogin('Wrong operator name or password.');
+  }
+});
+
+$('#logout').addEventListener('click', async () => {
+  await fetch('/logout', { method: 'POST', credentials: 'same-origin' });
+  window.location.reload();
+});
+
+let timer;
+async function refresh() {
+  clearTimeout(timer);
+  try {
+    const [overview, series, audit] = await Promise.all([
+      api('/console/api/overview'), api('/console/api/series'), api('/console/api/audit')]);
+    renderSites(overview, series, audit);
+    renderModels(overview.models);
+    renderAudit(audit);
+  } catch (e) {
+    if (e.status === 401) {
+      showLogin('Your session ended; log in again.');
+      return;
+    }
+    console.warn('refresh failed', e);
+  }
+  timer = setTimeout(refresh, REFRESH_MS);
+}
+
+function lineChart(canvas, datasets, yTitle) {
+  return new Chart(canvas, {
+    type: 'line',
+    data: { labels: [], datasets: datasets.map((d) => ({ ...d, data: [], pointRadius: 0, tension: 0.2, borderWidth: 2 })) },
+    options: { animation: false, maintainAspectRatio: false, interaction: { mode: 'index', intersect: false },
+      scales: { y: { beginAtZero: true, title: { display: true, text: yTitle } }, x: { ticks: { maxTicksLimit: 8 } } } },
+  });
+}
+
+function card(site) {
+  if (cards.has(site)) return cards.get(site);
+  const el = $('#site-template').content.firstElementChild.cloneNode(true);
+  el.dataset.site = site;
+  el.dataset.testid = 'site';
+  $('.site-name', el).textContent = site;
+  $('#sites').appendChild(el);
+  const c = {
+    el,
+    pending: null,
+    tradeoffKey: null,
+    charts: {
+      throughput: lineChart($('canvas.throughput', el), [
+        { label: 'frames/s', borderColor: '#2563eb' },
+        { label: 'faces/s', borderColor: '#16a34a' },
+        { label: 'releases/s', borderColor: '#9333ea' },
+        { label: 'records consumed/s', borderColor: '#ea580c' }], 'per second'),
+      recognition: lineChart($('canvas.recognition', el), [
+        { label: 'identified/s', borderColor: '#16a34a' },
+        { label: 'unknown/s', borderColor: '#dc2626' },
+        { label: 'unknown rate', borderColor: '#6b7280', borderDash: [4, 3], yAxisID: 'rate' }], 'per second'),
+      tradeoff: null,
+    },
+  };
+  c.charts.recognition.options.scales.rate = { position: 'right', min: 0, max: 1, grid: { drawOnChartArea: false },
+    title: { display: true, text: 'unknown rate' } };
+  $('form.propose', el).addEventListener('submit', (ev) => propose(ev, site, c));
+  cards.set(site, c);
+  return c;
+}
+
+async function propose(ev, site, c) {
+  ev.preventDefault();
+  const input = $('input[name=epsilon]', c.el);
+  const out = $('.proposal-result', c.el);
+  const epsilon = Number(input.value);
+  try {
+    const p = await api(`/console/api/sites/${encodeURIComponent(site)}/epsilon`, {
+      method: 'POST', body: JSON.stringify({ epsilon }) });
+    c.pending = { source: `control-topic@${p.offset}`, epsilon };
+    out.className = 'proposal-result outcome-PENDING';
+    out.textContent = `ε ${epsilon} written to the control topic (offset ${p.offset}); waiting for the gateways…`;
+    refresh();
+  } catch (e) {
+    out.className = 'proposal-result bad';
+    out.textContent = `Not sent: ${e.message}`;
+  }
+}
+
+function renderSites(overview, series, audit) {
+  for (const s of overview.sites) {
+    const c = card(s.site);
+    const el = c.el;
+    const live = $('.badge.live', el);
+    live.textContent = s.live ? 'live' : 'not live';
+    live.className = `badge live ${s.live ? 'yes' : 'no'}`;
+    const p = s.policy || {};
+    const floor = s.floor || {};
+    const facts = [
+      ['mechanism', p.mechanism], ['sensitivity mode', p.mode], ['ε per track', p.epsilonPerTrack],
+      ['ε per face (release)', p.epsilonPerRelease], ['budget', p.budget], ['window', p.window],
+      ['floor (gateway)', floor.epsilonMin === undefined ? undefined : `[${fmt(floor.epsilonMin)}, ${fmt(floor.epsilonMax)}]`],
+      ['enrollments', s.recognizer && s.recognizer.enrollments],
+      ['identified / unknown', s.recognizer && `${s.recognizer.identified} / ${s.recognizer.unknown}`],
+      ['dead letters', s.recognizer && s.recognizer.deadLetters]];
+    $('dl.policy', el).replaceChildren(...facts.flatMap(([k, v]) => {
+      const dt = document.createElement('dt');
+      dt.textContent = k;
+      const dd = document.createElement('dd');
+      dd.textContent = fmt(v);
+      dd.dataset.fact = k;
+      return [dt, dd];
+    }));
+    fillTable($('table.gateways tbody', el), s.gateways, (tr, g) => {
+      tr.dataset.gateway = g.gateway;
+      cell(tr, g.gateway);
+      cell(tr, g.live ? 'yes' : 'no', g.live ? 'ok' : 'bad');
+      cell(tr, `${g.reportAgeSeconds} s`);
+      cell(tr, g.policyVersion);
+      cell(tr, g.policy && g.policy.epsilonPerTrack).dataset.field = 'epsilon';
+      cell(tr, g.uplink && g.uplink.spoolDepth);
+      cell(tr, g.uplink ? (g.uplink.brokerHealthy ? 'healthy' : 'unreachable') : undefined);
+      cell(tr, g.lastChange ? `${g.lastChange.outcome} → ${fmt(g.lastChange.epsilonApplied)}` : undefined);
+    });
+    fillTable($('table.cameras tbody', el), s.cameras, (tr, cam) => {
+      cell(tr, cam.gateway);
+      cell(tr, cam.camera);
+      cell(tr, cam.state, cam.state === 'STREAMING' ? 'ok' : (cam.state === 'FINISHED' ? '' : 'bad'));
+      cell(tr, cam.frames);
+      cell(tr, cam.facesDetected);
+      cell(tr, cam.releases);
+      cell(tr, cam.withheldByBudget);
+      cell(tr, cam.liveTracks);
+      cell(tr, cam.epsilonSpent);
+      cell(tr, cam.budgetPolicy);
+      cell(tr, cam.lastError);
+    });
+    updateSeries(c, series[s.site] || []);
+    updateTradeoff(c, s);
+    updateProposal(c, s.site, audit);
+  }
+}
+
+function updateSeries(c, samples) {
+  const labels = samples.map((x) => new Date(x.at).toLocaleTimeString());
+  const t = c.charts.throughput;
+  t.data.labels = labels;
+  ['framesPerSec', 'facesPerSec', 'releasesPerSec', 'recordsPerSec'].forEach((k, i) => {
+    t.data.datasets[i].data = samples.map((x) => x[k]);
+  });
+  t.update('none');
+  const r = c.charts.recognition;
+  r.data.labels = labels;
+  r.data.datasets[0].data = samples.map((x) => x.identifiedPerSec);
+  r.data.datasets[1].data = samples.map((x) => x.unknownPerSec);
+  r.data.datasets[2].data = samples.map((x) => {
+    const n = x.identifiedPerSec + x.unknownPerSec;
+    return n > 0 ? x.unknownPerSec / n : null;
+  });
+  r.update('none');
+}
+
+const COLORS = { lfw5: '#2563eb', orl: '#ea580c' };
+
+async function updateTradeoff(c, s) {
+  const p = s.policy;
+  if (!p) return;
+  const key = `${p.mechanism}|${p.mode}|${p.epsilonPerRelease}`;
+  if (c.tradeoffKey === key) return;
+  c.tradeoffKey = key;
+  let t;
+  try {
+    t = await api(`/console/api/tradeoff/${encodeURIComponent(s.site)}`);
+  } catch (e) {
+    c.tradeoffKey = null;
+    return;
+  }
+  const caption = $('.tradeoff-caption', c.el);
+  if (!t.tradeoff) {
+    caption.textContent = `Privacy–utility trade-off: ${t.message}`;
+    return;
+  }
+  caption.textContent = `Privacy–utility trade-off: ${t.tradeoff.mechanism} ${t.tradeoff.mode}, `
+    + `${t.tradeoff.metric} against ε per face (${t.tradeoff.source}); the line marks this site's ε per face`;
+  const datasets = t.tradeoff.curves.map((cv) => ({
+    label: cv.dataset, data: cv.points.map(([x, y]) => ({ x, y })), borderColor: COLORS[cv.dataset] || '#444',
+    backgroundColor: COLORS[cv.dataset] || '#444', showLine: true, pointRadius: 3 }));
+  const marker = { type: 'line', xMin: t.epsilonPerFace, xMax: t.epsilonPerFace, borderColor: '#dc2626', borderWidth: 2,
+    label: { display: true, content: `this site: ε ${fmt(t.epsilonPerFace)}`, position: 'start' } };
+  if (c.charts.tradeoff) c.charts.tradeoff.destroy();
+  c.charts.tradeoff = new Chart($('canvas.tradeoff', c.el), {
+    type: 'scatter',
+    data: { datasets },
+    options: { animation: false, maintainAspectRatio: false,
+      scales: { x: { type: 'logarithmic', title: { display: true, text: 'ε per face' } },
+        y: { min: 0, max: 1, title: { display: true, text: t.tradeoff.metric } } },
+      plugins: { annotation: { annotations: { current: marker } } } },
+  });
+  c.el.dataset.tradeoffMarker = String(t.epsilonPerFace);
+}
+
+function updateProposal(c, site, audit) {
+  if (!c.pending) return;
+  const rows = audit.filter((a) => a.site === site && a.source === c.pending.source && a.outcome !== 'PENDING');
+  if (rows.length === 0) return;
+  const out = $('.proposal-result', c.el);
+  out.className = `proposal-result outcome-${rows[0].outcome}`;
+  out.textContent = rows.map((a) => `${a.gateway}: ${a.outcome}, ε ${fmt(a.epsilonApplied)} applied`
+    + (a.reason ? ` (${a.reason})` : '')).join('; ');
+  out.dataset.outcome = rows[0].outcome;
+  c.pending = null;
+}
+
+function renderModels(models) {
+  fillTable($('[data-testid=models] tbody'), models, (tr, m) => {
+    cell(tr, m.site);
+    cell(tr, m.basisId);
+    cell(tr, m.mechanism);
+    cell(tr, m.version);
+    cell(tr, new Date(m.trainedAt).toLocaleString());
+    cell(tr, m.enrollments);
+    cell(tr, m.labels.length);
+    cell(tr, m.trainingAccuracy, undefined);
+    cell(tr, m.validationAccuracy);
+  });
+}
+
+function renderAudit(audit) {
+  fillTable($('[data-testid=audit] tbody'), audit.slice(0, 100), (tr, a) => {
+    tr.dataset.source = a.source;
+    cell(tr, new Date(a.at).toLocaleString());
+    cell(tr, a.site);
+    cell(tr, a.gateway);
+    cell(tr, a.principal);
+    cell(tr, a.source);
+    cell(tr, a.outcome, `outcome-${a.outcome}`);
+    cell(tr, a.epsilonRequested);
+    cell(tr, a.epsilonApplied);
+    cell(tr, a.reason);
+  });
+}
+
+start();

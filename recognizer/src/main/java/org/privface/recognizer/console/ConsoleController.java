@@ -1,0 +1,248 @@
+package org.privface.recognizer.console;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Produces;
+import io.micronaut.security.annotation.Secured;
+import io.micronaut.security.authentication.Authentication;
+import io.micronaut.security.rules.SecurityRule;
+import io.micronaut.serde.annotation.Serdeable;
+import org.privface.recognizer.api.ModelController;
+import org.privface.recognizer.api.SiteController;
+import org.privface.recognizer.ingest.StatusReader;
+
+/**
+ * The operator console: one page (Vite-built, under /console) and the JSON it reads. Everything
+ * but the page itself needs a logged-in operator. What it shows comes from the gateways' status
+ * reports, the recognizer's own meters and models, and the offline evaluations; the one thing it
+ * writes is a proposed ε, to the site's control topic.
+ */
+@Controller("/console")
+@Secured(SecurityRule.IS_AUTHENTICATED)
+public class ConsoleController {
+    private final StatusReader status;
+    private final ConsoleSeries series;
+    private final ControlProposals proposals;
+    private final TradeoffCurves tradeoffs;
+    private final ModelController models;
+    private final SiteController sites;
+    private final ConsoleSettings settings;
+    private final Operators operators;
+
+    public ConsoleController(StatusReader status, ConsoleSeries series, ControlProposals proposals,
+                             TradeoffCurves tradeoffs, ModelController models, SiteController sites,
+                             ConsoleSettings settings, Operators operators) {
+        this.status = status;
+        this.series = series;
+        this.proposals = proposals;
+        this.tradeoffs = tradeoffs;
+        this.models = models;
+        this.sites = sites;
+        this.settings = settings;
+        this.operators = operators;
+    }
+
+    @Serdeable
+    public record EpsilonChange(Double epsilon) {
+    }
+
+    /** The page; it asks for a login itself and holds no data. */
+    @Get
+    @Secured(SecurityRule.IS_ANONYMOUS)
+    @Produces(MediaType.TEXT_HTML)
+    public HttpResponse<?> page() throws IOException {
+        try (InputStream in = ConsoleController.class.getResourceAsStream("/console/index.html")) {
+            if (in == null) {
+                return HttpResponse.status(HttpStatus.SERVICE_UNAVAILABLE)
+                        .body("the console was not built into this recognizer (recognizer/src/main/console)");
+            }
+            return HttpResponse.ok(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+                    .header("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
+                    .header("X-Content-Type-Options", "nosniff");
+        }
+    }
+
+    @Get("/api/me")
+    public Map<String, Object> me(Authentication who) {
+        return Map.of("operator", who.getName(), "operatorsConfigured", operators.any());
+    }
+
+    @Get("/api/overview")
+    public Map<String, Object> overview() {
+        Instant now = Instant.now();
+        Map<String, Map<String, StatusReader.Latest>> gateways = status.gateways();
+        Map<String, SiteController.SiteStats> stats = new LinkedHashMap<>();
+        sites.sites().forEach(s -> stats.put(s.site(), s));
+        Set<String> all = new TreeSet<>(gateways.keySet());
+        all.addAll(stats.keySet());
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (String site : all) {
+            List<Map<String, Object>> gws = new ArrayList<>();
+            List<Map<String, Object>> cams = new ArrayList<>();
+            Map<String, Object> policy = null;
+            Object floor = null;
+            Instant newest = Instant.EPOCH;
+            boolean live = false;
+            for (var e : gateways.getOrDefault(site, Map.of()).entrySet()) {
+                Map<String, Object> body = e.getValue().current().body();
+                Instant at = e.getValue().current().receivedAt();
+                boolean gwLive = Duration.between(at, now).compareTo(settings.getLiveWithin()) <= 0;
+                live |= gwLive;
+                Map<String, Object> g = new LinkedHashMap<>();
+                g.put("gateway", e.getKey());
+                g.put("live", gwLive);
+                g.put("reportedAt", at.toString());
+                g.put("reportAgeSeconds", Duration.between(at, now).toSeconds());
+                for (String k : List.of("policyVersion", "policy", "floor", "uplink", "lastChange", "startedAt")) {
+                    g.put(k, body.get(k));
+                }
+                g.put("framesPerSec", StatusReader.rate(e.getValue(), "frames"));
+                g.put("facesPerSec", StatusReader.rate(e.getValue(), "facesDetected"));
+                g.put("releasesPerSec", StatusReader.rate(e.getValue(), "releases"));
+                gws.add(g);
+                // The site's policy is what its most recently reporting gateway applies.
+                if (!at.isBefore(newest) && body.get("policy") instanceof Map<?, ?>) {
+                    newest = at;
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> p = (Map<String, Object>) body.get("policy");
+                    policy = p;
+                    floor = body.get("floor");
+                }
+                if (body.get("cameras") instanceof Map<?, ?> cm) {
+                    for (var c : cm.entrySet()) {
+                        Map<String, Object> row = new LinkedHashMap<>();
+                        row.put("gateway", e.getKey());
+                        row.put("camera", String.valueOf(c.getKey()));
+                        row.put("live", gwLive && c.getValue() instanceof Map<?, ?> v && "STREAMING".equals(v.get("state")));
+                        if (c.getValue() instanceof Map<?, ?> v) {
+                            v.forEach((k, val) -> row.put(String.valueOf(k), val));
+                        }
+                        cams.add(row);
+                    }
+                }
+            }
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("site", site);
+            s.put("live", live);
+            s.put("policy", policy);
+            s.put("floor", floor);
+            s.put("gateways", gws);
+            s.put("cameras", cams);
+            s.put("recognizer", stats.get(site));
+            out.add(s);
+        }
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("now", now.toString());
+        r.put("sites", out);
+        r.put("models", models.models());
+        return r;
+    }
+
+    @Get("/api/series")
+    public Map<String, List<ConsoleSeries.Sample>> series() {
+        return series.series();
+    }
+
+    @Get("/api/tradeoff/{site}")
+    public HttpResponse<?> tradeoff(String site) {
+        Map<String, Object> policy = null;
+        for (StatusReader.Latest l : status.gateways().getOrDefault(site, Map.of()).values()) {
+            if (l.current().body().get("policy") instanceof Map<?, ?> p) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> pm = (Map<String, Object>) p;
+                policy = pm;
+            }
+        }
+        if (policy == null) {
+            return HttpResponse.notFound(Map.of("error", "no gateway of site " + site + " has reported its policy"));
+        }
+        String mechanism = String.valueOf(policy.get("mechanism"));
+        String mode = String.valueOf(policy.get("mode"));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("site", site);
+        body.put("epsilonPerFace", policy.get("epsilonPerRelease"));
+        tradeoffs.forPolicy(mechanism, mode).ifPresentOrElse(t -> body.put("tradeoff", t),
+                () -> body.put("message", "no evaluation results for " + mechanism + " " + mode));
+        return HttpResponse.ok(body);
+    }
+
+    @Post("/api/sites/{site}/epsilon")
+    public HttpResponse<?> propose(String site, @Body EpsilonChange change, Authentication who) {
+        if (change == null || change.epsilon() == null) {
+            return HttpResponse.badRequest(Map.of("error", "give {\"epsilon\": <number>}"));
+        }
+        try {
+            return HttpResponse.accepted().body(proposals.propose(who.getName(), site, change.epsilon()));
+        } catch (IllegalArgumentException e) {
+            return HttpResponse.badRequest(Map.of("error", e.getMessage()));
+        } catch (IllegalStateException e) {
+            return HttpResponse.status(HttpStatus.BAD_GATEWAY).body(Map.of("error", e.getMessage()));
+        }
+    }
+
+    /**
+     * Every policy change the gateways report (whatever its source: this console, REST, their
+     * configuration), newest first, and the console's proposals no gateway has reported yet.
+     */
+    @Get("/api/audit")
+    public List<Map<String, Object>> audit() {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        Set<String> answered = new HashSet<>();
+        status.gateways().forEach((site, gws) -> gws.forEach((gw, l) -> {
+            if (l.current().body().get("recentChanges") instanceof List<?> changes) {
+                for (Object o : changes) {
+                    if (o instanceof Map<?, ?> c) {
+                        Map<String, Object> row = new LinkedHashMap<>();
+                        row.put("site", site);
+                        row.put("gateway", gw);
+                        c.forEach((k, v) -> row.put(String.valueOf(k), v));
+                        answered.add(site + "|" + c.get("source"));
+                        rows.add(row);
+                    }
+                }
+            }
+        }));
+        for (ControlProposals.Proposal p : proposals.recent()) {
+            if (!answered.contains(p.site() + "|control-topic@" + p.offset())) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("site", p.site());
+                row.put("gateway", "");
+                row.put("at", p.at().toString());
+                row.put("source", "control-topic@" + p.offset());
+                row.put("principal", p.operator());
+                row.put("outcome", "PENDING");
+                row.put("epsilonRequested", p.epsilon());
+                row.put("reason", "written to the control topic; no gateway has reported it yet");
+                rows.add(row);
+            }
+        }
+        rows.sort(Comparator.comparing((Map<String, Object> m) -> instant(m.get("at"))).reversed());
+        return rows;
+    }
+
+    private static Instant instant(Object at) {
+        try {
+            return Instant.parse(String.valueOf(at));
+        } catch (java.time.format.DateTimeParseException e) {
+            return Instant.EPOCH;
+        }
+    }
+}

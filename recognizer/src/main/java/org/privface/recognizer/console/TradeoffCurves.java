@@ -1,0 +1,105 @@
+package org.privface.recognizer.console;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+import io.micronaut.serde.annotation.Serdeable;
+import jakarta.inject.Singleton;
+
+/**
+ * The privacy-utility curves measured offline by the evaluations (docs/results, bundled into the
+ * service at build time), picked for a site's mechanism and mode: utility against ε per face on
+ * the two real datasets. The evaluations are the source of truth; this only selects rows.
+ */
+@Singleton
+public class TradeoffCurves {
+    private static final List<String> DATASETS = List.of("lfw5", "orl");
+
+    @Serdeable
+    public record Curve(String dataset, String series, List<double[]> points) {
+    }
+
+    @Serdeable
+    public record Tradeoff(String mechanism, String mode, String metric, String source, List<Curve> curves) {
+    }
+
+    /** Which evaluation, which rows and which column answer "what does ε cost" for a mechanism. */
+    private record Selection(String file, String keyColumn, String key, String yColumn, boolean oneMinus,
+                             String metric) {
+    }
+
+    public Optional<Tradeoff> forPolicy(String mechanism, String mode) {
+        Selection s = select(mechanism == null ? "" : mechanism.toUpperCase(Locale.ROOT), mode == null ? "" : mode);
+        if (s == null) {
+            return Optional.empty();
+        }
+        List<Curve> curves = new ArrayList<>();
+        for (String ds : DATASETS) {
+            List<double[]> pts = read(s.file().replace("{ds}", ds), s);
+            if (!pts.isEmpty()) {
+                curves.add(new Curve(ds, s.key(), pts));
+            }
+        }
+        return curves.isEmpty() ? Optional.empty()
+                : Optional.of(new Tradeoff(mechanism, mode, s.metric(), "docs/results/" + s.file(), curves));
+    }
+
+    private static Selection select(String mechanism, String mode) {
+        return switch (mechanism) {
+            case "PEEP" -> new Selection("peep-{ds}.csv", "mode", mode, "f1_mean", false, "recognition F1 (MLP)");
+            // The agent's FISHER preset is the best vector release the frontier evaluation found per ε.
+            case "FISHER" -> new Selection("frontier-{ds}.csv", "mechanism", "best-val-vector", "f1_mean", false,
+                    "recognition F1");
+            case "GAUSSIAN" -> new Selection("frontier-{ds}.csv", "mechanism", "pca-gauss-l2-lda-r1-val", "f1_mean",
+                    false, "recognition F1");
+            case "RDP" -> new Selection("rdp-ssim-{ds}.csv", "method", "rdp-" + mode, "fnr", true,
+                    "match rate (1 − FNR, clean-trained matcher)");
+            default -> null;
+        };
+    }
+
+    private static List<double[]> read(String file, Selection s) {
+        List<double[]> pts = new ArrayList<>();
+        try (InputStream in = TradeoffCurves.class.getResourceAsStream("/console-results/" + file)) {
+            if (in == null) {
+                return pts;
+            }
+            // Plain numeric CSV written by the project's own evaluations: no quoting to handle.
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            List<String> header = Arrays.asList(r.readLine().split(","));
+            int key = header.indexOf(s.keyColumn());
+            int x = header.indexOf("epsilon_per_face");
+            int y = header.indexOf(s.yColumn());
+            if (key < 0 || x < 0 || y < 0) {
+                return pts;
+            }
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                String[] f = line.split(",", -1);
+                if (f.length <= Math.max(key, Math.max(x, y)) || !f[key].equals(s.key())) {
+                    continue;
+                }
+                try {
+                    double ex = Double.parseDouble(f[x]);
+                    double uy = Double.parseDouble(f[y]);
+                    if (Double.isFinite(ex) && Double.isFinite(uy)) {
+                        pts.add(new double[] {ex, s.oneMinus() ? 1 - uy : uy});
+                    }
+                } catch (NumberFormatException e) {
+                    // a row without a number (e.g. "inf" for no noise) is not a point on the curve
+                }
+            }
+        } catch (IOException e) {
+            return List.of();
+        }
+        pts.sort((a, b) -> Double.compare(a[0], b[0]));
+        return pts;
+    }
+}

@@ -1,0 +1,140 @@
+package org.privface.recognizer.ingest;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.micronaut.core.type.Argument;
+import io.micronaut.serde.ObjectMapper;
+import jakarta.inject.Singleton;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.privface.wire.KafkaClientProperties;
+import org.privface.wire.topics.Topics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows every site's compacted status topic, where each gateway reports the policy it applies,
+ * its floor, its cameras, its budget counters and its latest policy changes (never face data),
+ * and keeps each gateway's latest report and the one before, for rates.
+ */
+@Singleton
+public class StatusReader extends PollingWorker {
+    private static final Logger LOG = LoggerFactory.getLogger(StatusReader.class);
+    private static final long REFRESH_MS = 2_000;
+    /** A report is a few kilobytes; anything far larger is not a gateway's. */
+    static final int MAX_REPORT_BYTES = 256 * 1024;
+
+    /** One gateway's report as received, and when it was received. */
+    public record Report(Instant receivedAt, Map<String, Object> body) {
+    }
+
+    /** The latest report of a gateway and the one before it (null until there are two). */
+    public record Latest(Report current, Report previous) {
+    }
+
+    private final KafkaClientProperties kafka;
+    private final ObjectMapper json;
+    private final Map<String, Map<String, Latest>> bySite = new ConcurrentHashMap<>();
+
+    public StatusReader(KafkaClientProperties kafka, ObjectMapper json) {
+        super("status-reader");
+        this.kafka = kafka;
+        this.json = json;
+    }
+
+    /** Site → gateway → its latest reports, sorted by name. */
+    public Map<String, Map<String, Latest>> gateways() {
+        Map<String, Map<String, Latest>> copy = new TreeMap<>();
+        bySite.forEach((site, g) -> copy.put(site, new TreeMap<>(g)));
+        return copy;
+    }
+
+    @Override
+    protected void runLoop() throws InterruptedException {
+        Properties p = kafka.consumer();
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, "privface-recognizer-status");
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            register(consumer);
+            Set<TopicPartition> assigned = new HashSet<>();
+            long nextRefresh = 0;
+            while (running()) {
+                if (System.currentTimeMillis() >= nextRefresh) {
+                    if (followFromBeginning(consumer, Topics.ALL_STATUS, assigned)) {
+                        LOG.info("following {} status partitions", assigned.size());
+                    }
+                    nextRefresh = System.currentTimeMillis() + REFRESH_MS;
+                }
+                if (assigned.isEmpty()) {
+                    Thread.sleep(200);
+                    continue;
+                }
+                for (ConsumerRecord<String, byte[]> rec : consumer.poll(Duration.ofMillis(500))) {
+                    accept(rec);
+                }
+            }
+        } catch (WakeupException e) {
+            // stop() asked us to leave poll().
+        }
+    }
+
+    void accept(ConsumerRecord<String, byte[]> rec) {
+        String site = Topics.siteOf(rec.topic());
+        if (rec.key() == null || rec.value() == null || rec.value().length > MAX_REPORT_BYTES) {
+            return; // a tombstone, or not a gateway's report
+        }
+        Map<String, Object> body;
+        try {
+            body = json.readValue(rec.value(), Argument.mapOf(String.class, Object.class));
+        } catch (Exception e) {
+            LOG.warn("unreadable status report from {} on {}: {}", rec.key(), rec.topic(), e.getClass().getSimpleName());
+            return;
+        }
+        if (body == null || !site.equals(body.get("site"))) {
+            LOG.warn("status report on {} names site {}; ignored", rec.topic(), body == null ? null : body.get("site"));
+            return;
+        }
+        // The record's own time, so an old report replayed after a restart does not read as live.
+        Report r = new Report(Instant.ofEpochMilli(rec.timestamp()), body);
+        bySite.computeIfAbsent(site, s -> new ConcurrentHashMap<>())
+                .compute(rec.key(), (g, old) -> new Latest(r, old == null ? null : old.current()));
+    }
+
+    /** Sums a counter over a report's cameras. */
+    public static double cameraTotal(Map<String, Object> report, String counter) {
+        Object cams = report.get("cameras");
+        double sum = 0;
+        if (cams instanceof Map<?, ?> m) {
+            for (Object c : m.values()) {
+                if (c instanceof Map<?, ?> cm && cm.get(counter) instanceof Number n) {
+                    sum += n.doubleValue();
+                }
+            }
+        }
+        return sum;
+    }
+
+    /** Per second, between a gateway's two latest reports; 0 until there are two. */
+    public static double rate(Latest l, String counter) {
+        if (l.previous() == null) {
+            return 0;
+        }
+        double dt = Duration.between(l.previous().receivedAt(), l.current().receivedAt()).toMillis() / 1000.0;
+        double d = cameraTotal(l.current().body(), counter) - cameraTotal(l.previous().body(), counter);
+        return dt <= 0 || d < 0 ? 0 : d / dt;
+    }
+}
