@@ -58,6 +58,7 @@ async function start() {
     $('#console').hidden = false;
     $('#who').hidden = false;
     $('[data-testid=operator]').textContent = me.operator;
+    loggedIn = true;
     refresh();
   } catch (e) {
     showLogin(e.status === 401 ? '' : e.message);
@@ -78,13 +79,17 @@ $('#login-form').addEventListener('submit', async (ev) => {
 });
 
 $('#logout').addEventListener('click', async () => {
-  await fetch('/logout', { method: 'POST', credentials: 'same-origin' });
-  window.location.reload();
+  clearTimeout(timer);
+  loggedIn = false;
+  const res = await fetch('/console/api/logout', { method: 'POST', credentials: 'same-origin' });
+  showLogin(res.ok ? 'Logged out.' : `Logout failed (${res.status}); close the browser to end the session.`);
 });
 
 let timer;
+let loggedIn = false;
 async function refresh() {
   clearTimeout(timer);
+  if (!loggedIn) return;
   try {
     const [overview, series, audit] = await Promise.all([
       api('/console/api/overview'), api('/console/api/series'), api('/console/api/audit')]);
@@ -93,12 +98,13 @@ async function refresh() {
     renderAudit(audit);
   } catch (e) {
     if (e.status === 401) {
+      loggedIn = false;
       showLogin('Your session ended; log in again.');
       return;
     }
     console.warn('refresh failed', e);
   }
-  timer = setTimeout(refresh, REFRESH_MS);
+  if (loggedIn) timer = setTimeout(refresh, REFRESH_MS);
 }
 
 function lineChart(canvas, datasets, yTitle) {
@@ -197,7 +203,9 @@ function renderSites(overview, series, audit) {
     fillTable($('table.cameras tbody', el), s.cameras, (tr, cam) => {
       cell(tr, cam.gateway);
       cell(tr, cam.camera);
-      cell(tr, cam.state, cam.state === 'STREAMING' ? 'ok' : (cam.state === 'FINISHED' ? '' : 'bad'));
+      const state = cam.stale ? `${cam.state} (last report)` : cam.state;
+      const cls = cam.stale ? 'stale' : { LIVE: 'ok', FINISHED: '', CONNECTING: '' }[cam.state] ?? 'bad';
+      cell(tr, state, cls).dataset.state = cam.stale ? 'STALE' : cam.state;
       cell(tr, cam.frames);
       cell(tr, cam.facesDetected);
       cell(tr, cam.releases);

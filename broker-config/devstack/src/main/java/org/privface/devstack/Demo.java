@@ -43,16 +43,34 @@ public final class Demo {
     private Demo() {
     }
 
+    /**
+     * What is running after {@link #execute}: where the broker and the recognizer listen, the
+     * console's operator and password, and the faces the run used.
+     */
+    public record Stack(String bootstrap, int recognizerPort, String operator, String password, Path enroll, Path query,
+                        Path basisFile, String site) {
+        public String consoleUrl() {
+            return "http://127.0.0.1:" + recognizerPort + "/console";
+        }
+    }
+
     /** Options and their defaults; every one can be given on the command line. */
     public static Map<String, String> defaults() {
-        return new HashMap<>(Map.of(
+        Map<String, String> m = new HashMap<>(Map.of(
                 "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "16", "--mechanism", "fisher", "--mode", "l1-clip",
                 "--components", "8", "--enroll-releases", "4"));
+        // After the run, keep everything up this long (e.g. 30m) with a live camera, for the console.
+        m.put("--hold", "0");
+        m.put("--operator", "operator");
+        // Empty: the console password comes from PRIVFACE_CONSOLE_PASSWORD, or a random one is printed.
+        m.put("--password", "");
+        return m;
     }
 
     /** What one run produced, keyed by event id; enough to check it and to print it. */
     public record Outcome(Map<String, String> originOfQuery, Map<String, PerturbedFace> published,
-                          Map<String, RecognitionResult> results, int correct, int people, int majority, Path basisFile) {
+                          Map<String, RecognitionResult> results, int correct, int people, int majority, Path basisFile,
+                          Stack stack) {
         public double accuracy() {
             return correct / (double) Math.max(1, originOfQuery.size());
         }
@@ -89,6 +107,15 @@ public final class Demo {
             Outcome o = execute(root, faces, opt, work, running);
             print(o, root);
             exit = o.results().size() == o.originOfQuery().size() && !o.originOfQuery().isEmpty() ? 0 : 1;
+            String h = opt.get("--hold").toUpperCase(java.util.Locale.ROOT);
+            Duration hold = h.matches("0+") ? Duration.ZERO : Duration.parse("PT" + h);
+            if (!hold.isZero()) {
+                startLiveGateway(root, o.stack(), opt, work, running, 5);
+                System.out.printf("%nconsole:              %s  (operator %s, password %s)%n", o.stack().consoleUrl(),
+                        o.stack().operator(), o.stack().password());
+                System.out.printf("holding for %s with a live camera looping the query frames; Ctrl-C stops%n", hold);
+                Thread.sleep(hold.toMillis());
+            }
         } finally {
             stopAll(running, work, keptLogs);
             Runtime.getRuntime().removeShutdownHook(cleanup);
@@ -118,10 +145,26 @@ public final class Demo {
         }
 
         Map<String, String> env = Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+        String operator = opt.get("--operator");
+        String password = opt.get("--password");
+        if (password == null || password.isEmpty()) {
+            password = System.getenv().getOrDefault("PRIVFACE_CONSOLE_PASSWORD", "");
+        }
+        if (password.isEmpty()) {
+            byte[] b = new byte[12];
+            new java.security.SecureRandom().nextBytes(b);
+            password = java.util.HexFormat.of().formatHex(b);
+        }
+        Path operators = work.resolve("operators");
+        Files.writeString(operators, operator + ":"
+                + org.privface.recognizer.console.PasswordHash.hash(password.toCharArray()) + "\n");
         int recognizerPort = KafkaServerProcess.freePort();
         ManagedProcess recognizer = ManagedProcess.java("recognizer", classpath(root, "recognizer"),
                 "org.privface.recognizer.Application",
                 List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort,
+                        "-Drecognizer.console.operators-file=" + operators,
+                        "-Drecognizer.console.sample-interval=2s",
+                        "-Drecognizer.console.audit-file=" + work.resolve("console-audit.jsonl"),
                         // PyTorch's spinning OpenMP pool slows training 5-10x when it shares cores.
                         "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1"),
                 List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "OMP_WAIT_POLICY", "PASSIVE"), work);
@@ -135,6 +178,8 @@ public final class Demo {
         ManagedProcess agent = ManagedProcess.java("agent", classpath(root, "agent"), "org.privface.agent.Application",
                 List.of("-Xmx1g", "-Dmicronaut.server.port=" + agentPort,
                         "-Dagent.site-id=" + SITE,
+                        "-Dagent.gateway-id=demo-gateway",
+                        "-Dagent.control.report-interval=2s",
                         "-Dagent.enroll-folder=" + split.enroll(),
                         "-Dagent.source=" + split.query(),
                         "-Dagent.ledger=" + ledger,
@@ -178,7 +223,39 @@ public final class Demo {
             }
         }
         int majority = perPerson.values().stream().max(Integer::compare).orElse(0);
-        return new Outcome(originOf, published, results, correct, perPerson.size(), majority, basisFile);
+        return new Outcome(originOf, published, results, correct, perPerson.size(), majority, basisFile,
+                new Stack(bootstrap, recognizerPort, operator, password, split.enroll(), split.query(), basisFile, SITE));
+    }
+
+    /**
+     * A second gateway of the demo's site on a live camera: an MJPEG feed looping the query
+     * frames at {@code fps}. It runs until closed, reports every 2 s and follows the control topic.
+     */
+    public static ManagedProcess startLiveGateway(Path root, Stack stack, Map<String, String> opt, Path work,
+                                                  List<AutoCloseable> running, int fps) throws Exception {
+        MjpegFeed feed = new MjpegFeed(stack.query(), fps);
+        running.add(feed);
+        int port = KafkaServerProcess.freePort();
+        ManagedProcess agent = ManagedProcess.java("agent-live", classpath(root, "agent"), "org.privface.agent.Application",
+                List.of("-Xmx512m", "-Dmicronaut.server.port=" + port,
+                        "-Dagent.site-id=" + stack.site(),
+                        "-Dagent.gateway-id=demo-gateway-live",
+                        "-Dagent.control.report-interval=2s",
+                        "-Dagent.enroll-folder=" + stack.enroll(),
+                        "-Dagent.publish-enrollments=false",
+                        "-Dagent.basis-file=" + stack.basisFile(),
+                        "-Dagent.cameras.door.url=" + feed.url(),
+                        "-Dagent.data-dir=" + work.resolve("agent-live-data"),
+                        "-Dagent.epsilon=" + opt.get("--epsilon"),
+                        "-Dagent.floor.epsilon-max=" + Math.max(100, Double.parseDouble(opt.get("--epsilon"))),
+                        "-Dagent.mechanism=" + opt.get("--mechanism"),
+                        "-Dagent.sensitivity-mode=" + opt.get("--mode"),
+                        "-Dagent.components=" + opt.get("--components")),
+                List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrap()), work);
+        running.add(agent);
+        awaitHealthy(agent, port);
+        System.out.println("live gateway: demo-gateway-live on " + feed.url());
+        return agent;
     }
 
     private static void print(Outcome o, Path root) {

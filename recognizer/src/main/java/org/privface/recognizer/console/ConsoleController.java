@@ -80,6 +80,19 @@ public class ConsoleController {
         }
     }
 
+    /**
+     * Ends the browser's session by expiring its token cookie. Written here because
+     * micronaut-security's logout endpoint exists only with its redirects on, which a page that
+     * logs in with fetch() does not want. The token is stateless: a copy taken elsewhere stays
+     * valid until it expires (recognizer.console token lifetime, 8 h).
+     */
+    @Post("/api/logout")
+    @Secured(SecurityRule.IS_ANONYMOUS)
+    public HttpResponse<?> logout() {
+        return HttpResponse.ok(Map.of("loggedOut", true)).cookie(io.micronaut.http.cookie.Cookie.of("JWT", "")
+                .path("/").httpOnly(true).maxAge(0).sameSite(io.micronaut.http.cookie.SameSite.Strict));
+    }
+
     @Get("/api/me")
     public Map<String, Object> me(Authentication who) {
         return Map.of("operator", who.getName(), "operatorsConfigured", operators.any());
@@ -131,7 +144,9 @@ public class ConsoleController {
                         Map<String, Object> row = new LinkedHashMap<>();
                         row.put("gateway", e.getKey());
                         row.put("camera", String.valueOf(c.getKey()));
-                        row.put("live", gwLive && c.getValue() instanceof Map<?, ?> v && "STREAMING".equals(v.get("state")));
+                        // The camera's state is as of its gateway's last report; stale once that is.
+                        row.put("live", gwLive && c.getValue() instanceof Map<?, ?> v && "LIVE".equals(v.get("state")));
+                        row.put("stale", !gwLive);
                         if (c.getValue() instanceof Map<?, ?> v) {
                             v.forEach((k, val) -> row.put(String.valueOf(k), val));
                         }
