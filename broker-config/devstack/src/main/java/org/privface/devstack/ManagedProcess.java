@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** A child JVM whose output goes to a log file, stopped with SIGTERM and then SIGKILL. */
+/** A child JVM whose output goes to a log file, stopped with SIGTERM and then SIGKILL, or killed outright. */
 final class ManagedProcess implements AutoCloseable {
     private final String name;
     private final Process process;
@@ -74,6 +74,14 @@ final class ManagedProcess implements AutoCloseable {
             Thread.sleep(100);
         }
         throw new IllegalStateException(name + " did not log '" + marker + "' within " + timeout + "; see " + log);
+    }
+
+    /** SIGKILL (on Linux), as a crash or the OOM killer would: no shutdown hook runs. Waits for the exit. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(name + " survived SIGKILL for 10 s");
+        }
     }
 
     @Override
