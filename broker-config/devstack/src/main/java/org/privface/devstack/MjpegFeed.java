@@ -24,17 +24,28 @@ import com.sun.net.httpserver.HttpServer;
  * An IP camera stand-in on loopback: loops over a folder's images (sorted by path) as JPEG parts of a
  * multipart/x-mixed-replace response at a fixed frame rate, the way most cameras serve MJPEG over
  * HTTP. {@link #close()} ends every stream and refuses new connections: the camera goes away.
+ *
+ * <p>Faults, for tests: {@link #down()} takes the camera off the network until {@link #up()} (same
+ * port); {@link Mode#HANG} keeps connections open and sends nothing (new ones get no answer at all);
+ * {@link Mode#GARBAGE} sends random bytes under the multipart header. A connection that saw a fault
+ * ends when the mode returns to {@link Mode#LIVE}, as a camera that reboots, so the reader reconnects.
  */
 final class MjpegFeed implements AutoCloseable {
     private static final String BOUNDARY = "privfaceframe";
     /** No response outlives this, whatever a test does. */
     private static final long MAX_RESPONSE_MILLIS = 120_000;
 
-    private final HttpServer server;
+    enum Mode { LIVE, HANG, GARBAGE }
+
     private final ExecutorService pool;
     private final List<byte[]> frames;
     private final int fps;
+    private final int port;
+    private HttpServer server;
     private volatile boolean closed;
+    private volatile Mode mode = Mode.LIVE;
+    /** Bumped by {@link #down()}: streams of an older generation end. */
+    private volatile int generation;
     final AtomicLong partsSent = new AtomicLong();
 
     MjpegFeed(Path folder, int fps) throws IOException {
@@ -43,19 +54,43 @@ final class MjpegFeed implements AutoCloseable {
             throw new IOException("no .png or .jpg images under " + folder);
         }
         this.fps = fps;
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "mjpeg-feed");
             t.setDaemon(true);
             return t;
         });
-        server.setExecutor(pool);
-        server.createContext("/live", this::stream);
-        server.start();
+        server = serve(0);
+        port = server.getAddress().getPort();
+    }
+
+    private HttpServer serve(int onPort) throws IOException {
+        HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", onPort), 0);
+        s.setExecutor(pool);
+        s.createContext("/live", this::stream);
+        s.start();
+        return s;
     }
 
     String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/live";
+        return "http://127.0.0.1:" + port + "/live";
+    }
+
+    void mode(Mode m) {
+        mode = m;
+    }
+
+    /** The camera drops off the network: its streams end and connections are refused. */
+    synchronized void down() {
+        generation++;
+        server.stop(0);
+    }
+
+    /** Back on the network, on the same port. */
+    synchronized void up() throws IOException {
+        if (!closed) {
+            server.stop(0);
+            server = serve(port);
+        }
     }
 
     int distinctFrames() {
@@ -91,25 +126,51 @@ final class MjpegFeed implements AutoCloseable {
             ex.close();
             return;
         }
-        ex.getResponseHeaders().set("Content-Type", "multipart/x-mixed-replace;boundary=" + BOUNDARY);
-        ex.getResponseHeaders().set("Cache-Control", "no-cache");
-        ex.sendResponseHeaders(200, 0);
+        int gen = generation;
         long start = System.nanoTime();
         long periodNanos = 1_000_000_000L / fps;
-        try (OutputStream out = ex.getResponseBody()) {
-            for (long i = 0; !closed && System.nanoTime() - start < MAX_RESPONSE_MILLIS * 1_000_000L; i++) {
-                byte[] body = frames.get((int) (i % frames.size()));
-                String head = "--" + BOUNDARY + "\r\nContent-Type: image/jpeg\r\nContent-Length: " + body.length
-                        + "\r\n\r\n";
-                out.write(head.getBytes(StandardCharsets.US_ASCII));
-                out.write(body);
-                out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                partsSent.incrementAndGet();
-                // Paced by the clock, not by sleeps alone, so the rate holds on a busy machine.
-                long wait = start + (i + 1) * periodNanos - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
+        try {
+            if (mode == Mode.HANG) {
+                // Accepted, never answered, until the camera comes back or the time cap.
+                while (mode == Mode.HANG && current(gen, start)) {
+                    Thread.sleep(20);
+                }
+                return;
+            }
+            ex.getResponseHeaders().set("Content-Type", "multipart/x-mixed-replace;boundary=" + BOUNDARY);
+            ex.getResponseHeaders().set("Cache-Control", "no-cache");
+            ex.sendResponseHeaders(200, 0);
+            java.util.Random noise = new java.util.Random(gen);
+            boolean faulted = false;
+            try (OutputStream out = ex.getResponseBody()) {
+                for (long i = 0; current(gen, start); i++) {
+                    Mode m = mode;
+                    if (m == Mode.LIVE && faulted) {
+                        return; // the camera "reboots": this connection ends, the reader reconnects
+                    }
+                    if (m == Mode.HANG) {
+                        faulted = true;
+                    } else if (m == Mode.GARBAGE) {
+                        faulted = true;
+                        byte[] junk = new byte[4096];
+                        noise.nextBytes(junk);
+                        out.write(junk);
+                        out.flush();
+                    } else {
+                        byte[] body = frames.get((int) (i % frames.size()));
+                        String head = "--" + BOUNDARY + "\r\nContent-Type: image/jpeg\r\nContent-Length: " + body.length
+                                + "\r\n\r\n";
+                        out.write(head.getBytes(StandardCharsets.US_ASCII));
+                        out.write(body);
+                        out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                        out.flush();
+                        partsSent.incrementAndGet();
+                    }
+                    // Paced by the clock, not by sleeps alone, so the rate holds on a busy machine.
+                    long wait = start + (i + 1) * periodNanos - System.nanoTime();
+                    if (wait > 0) {
+                        Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
+                    }
                 }
             }
         } catch (IOException clientWentAway) {
@@ -121,8 +182,13 @@ final class MjpegFeed implements AutoCloseable {
         }
     }
 
+    /** A stream goes on while the feed is open, not taken down since it began, and under the time cap. */
+    private boolean current(int gen, long start) {
+        return !closed && gen == generation && System.nanoTime() - start < MAX_RESPONSE_MILLIS * 1_000_000L;
+    }
+
     @Override
-    public void close() {
+    public synchronized void close() {
         closed = true;
         server.stop(0);
         pool.shutdownNow();
