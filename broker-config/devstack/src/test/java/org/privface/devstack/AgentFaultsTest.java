@@ -168,13 +168,7 @@ class AgentFaultsTest {
             assertEquals(droppedAfterDrain, spool.dropped(), "drops stopped once the spool had room again");
 
             feed.close();
-            long[] last = {-1};
-            awaitTrue("releases to stop", Duration.ofSeconds(20), () -> {
-                long r = pipeline.releases();
-                boolean still = r == last[0];
-                last[0] = r;
-                return still;
-            });
+            FaultKit.awaitStable("releases after the cameras went away", Duration.ofSeconds(20), pipeline::releases);
             assertTrue(pipeline.uplink().drain(Duration.ofSeconds(30)), "the spool drained; " + spool.depth() + " left");
             Map<String, Object> status = json(base + "/control/status", TOKEN);
             long releases = pipeline.releases();
@@ -395,13 +389,7 @@ class AgentFaultsTest {
 
             // 4. Every release of every camera reached the broker.
             feeds.values().forEach(MjpegFeed::close);
-            long[] last = {-1};
-            awaitTrue("releases to stop", Duration.ofSeconds(20), () -> {
-                long r = pipeline.releases();
-                boolean still = r == last[0];
-                last[0] = r;
-                return still;
-            });
+            FaultKit.awaitStable("releases after the cameras went away", Duration.ofSeconds(20), pipeline::releases);
             assertTrue(pipeline.uplink().drain(Duration.ofSeconds(30)), "the spool drained");
             long releases = pipeline.releases();
             long dropped = pipeline.uplink().spool().dropped();

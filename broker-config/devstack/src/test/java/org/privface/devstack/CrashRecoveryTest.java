@@ -196,14 +196,15 @@ class CrashRecoveryTest {
 
             // 5. The camera goes away; agent-2 drains and stops cleanly (SIGTERM), flushing its ledger.
             feed.close();
-            long[] last = {-1};
-            awaitTrue("agent-2 idle with an empty spool", Duration.ofSeconds(45), quietly(() -> {
-                Map<String, Object> s = json(base2 + "/control/status", TOKEN);
-                long r = number(s, "cameras." + camera + ".releases");
-                boolean settled = r == last[0] && number(s, "uplink.spoolDepth") == 0;
-                last[0] = r;
-                return settled;
-            }));
+            FaultKit.awaitStable("agent-2's releases after the camera went away", Duration.ofSeconds(30), () -> {
+                try {
+                    return number(json(base2 + "/control/status", TOKEN), "cameras." + camera + ".releases");
+                } catch (Exception e) {
+                    return -1;
+                }
+            });
+            awaitTrue("agent-2's spool empty", Duration.ofSeconds(45),
+                    quietly(() -> number(json(base2 + "/control/status", TOKEN), "uplink.spoolDepth") == 0));
             Map<String, Object> end2 = json(base2 + "/control/status", TOKEN);
             long releases2 = number(end2, "cameras." + camera + ".releases");
             long dropped2 = number(end2, "uplink.spoolDropped");
@@ -440,19 +441,21 @@ class CrashRecoveryTest {
             Set<String> unasked = new HashSet<>(results.keySet());
             unasked.removeAll(asked);
             List<String> storedAtEnd = storedVersions(models);
+            long deadLetters = FaultKit.readAll(bootstrap, List.of(Topics.DEAD_LETTER), Duration.ofSeconds(20)).size();
 
             System.out.printf("CRASH-RECOVERY recognizer: killed in training at epoch %d of %d (%.1f s), retrained in %.1f s "
                             + "after the restart (versions stored %s), %d waiting queries answered %.1f s after it; "
                             + "killed in inference with %d of %d queries answered (%d sent), served the stored model %s "
                             + "after the restart and answered the rest %.1f s after it; queries=%d, answered=%d, "
-                            + "duplicates=%d same-id, lost=%d, result model versions %s; recognizer up in %.1f s, %.1f s in all%n",
+                            + "duplicates=%d same-id, lost=%d, dead letters=%d, result model versions %s; recognizer up in %.1f s, %.1f s in all%n",
                     epochAtKill[0], epochAtKill[1], killedInTraining, retrainedAfter, storedAtEnd, EARLY_QUERIES,
                     earlyAnswered, answeredAtKill, EARLY_QUERIES + STREAM_QUERIES, sentAtKill, trained, resumedAfter,
-                    asked.size(), results.size(), duplicates, lost.size(), versions, up1, seconds(t0));
+                    asked.size(), results.size(), duplicates, lost.size(), deadLetters, versions, up1, seconds(t0));
 
             assertEquals(EARLY_QUERIES + STREAM_QUERIES, asked.size());
             assertTrue(lost.isEmpty(), lost.size() + " queries never answered");
             assertTrue(unasked.isEmpty(), "results for queries never asked: " + unasked.size());
+            assertEquals(0, deadLetters, "no query was dead-lettered on the way");
             // Resumed from committed offsets, not from the start: at most the batches in flight at the kill again.
             assertTrue(duplicates < answeredAtKill, duplicates + " answered again of " + answeredAtKill);
             assertEquals(List.of(trained), storedAtEnd, "the restart retrained nothing: the replayed enrollments matched");

@@ -130,6 +130,25 @@ final class FaultKit {
         }
     }
 
+    /** Waits until a counter has not changed for 1.5 s: a frame can take longer than one poll to go through. */
+    static void awaitStable(String what, Duration timeout, java.util.function.LongSupplier counter)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long last = counter.getAsLong();
+        long since = System.nanoTime();
+        while (System.nanoTime() - since < 1_500_000_000L) {
+            if (System.nanoTime() > deadline) {
+                fail(what + " still changing after " + timeout);
+            }
+            Thread.sleep(100);
+            long now = counter.getAsLong();
+            if (now != last) {
+                last = now;
+                since = System.nanoTime();
+            }
+        }
+    }
+
     /** A condition that may throw while a service is down (refused connections read as false). */
     interface Probe {
         boolean test() throws Exception;
