@@ -304,7 +304,8 @@ class AgentFaultsTest {
             double baseFps = (number(b1, "cameras.steady.frames") - number(b0, "cameras.steady.frames")) / baseSeconds;
             double baseReleases = (number(b1, "cameras.steady.releases") - number(b0, "cameras.steady.releases")) / baseSeconds;
 
-            // 2. The faults, watched through the status report and /health for 12 s.
+            // 2. The faults, watched through the status report and /health: at least 12 s, and until each broken
+            // camera has been reported for 4 s (on a starved CPU frames already buffered are read late).
             feeds.get(DIES).down();
             feeds.get(HANGS).mode(MjpegFeed.Mode.HANG);
             feeds.get(GARBAGE).mode(MjpegFeed.Mode.GARBAGE);
@@ -312,17 +313,22 @@ class AgentFaultsTest {
             Map<String, Set<String>> seen = new TreeMap<>();
             Map<String, String> errors = new TreeMap<>();
             Map<String, Double> firstAffected = new TreeMap<>();
+            Map<String, Long> framesWhenAffected = new TreeMap<>();
             Set<String> healthCameras = new TreeSet<>();
             boolean healthUpAndDegraded = false;
             Map<String, Object> f0 = null;
             Map<String, Object> f1 = null;
             long f0At = 0;
             long f1At = 0;
-            long watchEnd = faultAt + Duration.ofSeconds(12).toNanos();
-            for (int i = 0; System.nanoTime() < watchEnd; i++) {
+            long watchMax = faultAt + Duration.ofSeconds(30).toNanos();
+            for (int i = 0; System.nanoTime() < watchMax; i++) {
+                if (seconds(faultAt) >= 12 && firstAffected.size() == 3
+                        && firstAffected.values().stream().allMatch(t -> seconds(faultAt) - t >= 4)) {
+                    break;
+                }
                 Map<String, Object> s = json(base + "/control/status", TOKEN);
                 if (f0 == null && seconds(faultAt) >= 3) {
-                    f0 = s; // the faulty cameras' last frames are in by now
+                    f0 = s; // the steady camera's rate during the faults is measured from here
                     f0At = System.nanoTime();
                 }
                 f1 = s;
@@ -331,7 +337,9 @@ class AgentFaultsTest {
                     String state = String.valueOf(at(s, "cameras." + c + ".state"));
                     seen.computeIfAbsent(c, k -> new TreeSet<>()).add(state);
                     if (!"LIVE".equals(state)) {
-                        firstAffected.putIfAbsent(c, seconds(faultAt));
+                        if (firstAffected.putIfAbsent(c, seconds(faultAt)) == null) {
+                            framesWhenAffected.put(c, number(s, "cameras." + c + ".frames"));
+                        }
                         Object e = at(s, "cameras." + c + ".lastError");
                         if (e != null && !e.toString().isEmpty()) {
                             errors.put(c, e.toString());
@@ -356,9 +364,10 @@ class AgentFaultsTest {
             double steadyFps = (number(f1, "cameras.steady.frames") - number(f0, "cameras.steady.frames"))
                     / ((f1At - f0At) / 1e9);
             long steadyReleasesInFault = number(f1, "cameras.steady.releases") - number(b1, "cameras.steady.releases");
+            double watched = seconds(faultAt);
             Map<String, Long> framesWhileDown = new TreeMap<>();
-            for (String c : List.of(DIES, HANGS, GARBAGE)) {
-                framesWhileDown.put(c, number(f1, "cameras." + c + ".frames") - number(f0, "cameras." + c + ".frames"));
+            for (String c : framesWhenAffected.keySet()) {
+                framesWhileDown.put(c, number(f1, "cameras." + c + ".frames") - framesWhenAffected.get(c));
             }
 
             // 3. The feeds come back; each camera reconnects by itself.
@@ -409,11 +418,11 @@ class AgentFaultsTest {
             lost.removeAll(onTopic);
 
             System.out.printf("FAULT cameras: steady %.1f frames/s (%.1f releases/s) with all four healthy, %.1f frames/s "
-                            + "and %d releases during the 12 s of faults; states seen %s; first reported %s s after the "
-                            + "fault; errors %s; /health UP and degraded: %s, %s; frames of the faulty cameras from 3 s to 12 s "
+                            + "and %d releases during the %.0f s of faults; states seen %s; first reported %s s after the "
+                            + "fault; errors %s; /health UP and degraded: %s, %s; frames of the faulty cameras once reported "
                             + "%s; live again %s s after the feeds returned, reconnects %s; %d releases (per camera %s), "
                             + "lost=%d, dropped=%d; %.1f s in all%n",
-                    baseFps, baseReleases, steadyFps, steadyReleasesInFault, seen, firstAffected, errors, healthUpAndDegraded,
+                    baseFps, baseReleases, steadyFps, steadyReleasesInFault, watched, seen, firstAffected, errors, healthUpAndDegraded,
                     healthCameras, framesWhileDown, recovered, reconnects, releases, perCamera, lost.size(), dropped,
                     seconds(t0));
 
@@ -422,7 +431,7 @@ class AgentFaultsTest {
             assertTrue(steadyReleasesInFault > 0, "the steady camera kept releasing");
             for (String c : List.of(DIES, HANGS, GARBAGE)) {
                 assertTrue(firstAffected.containsKey(c), c + " was never reported: " + seen.get(c));
-                assertEquals(0L, framesWhileDown.get(c), c + " delivered frames while its feed was broken");
+                assertEquals(0L, framesWhileDown.get(c), c + " delivered frames after it was reported broken");
             }
             assertTrue(seen.get(HANGS).contains("STALLED") || seen.get(HANGS).contains("BACKOFF"), seen.toString());
             assertTrue(healthUpAndDegraded, "/health stays UP (a camera still delivers) and says cameras are degraded");
