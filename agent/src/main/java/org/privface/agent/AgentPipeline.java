@@ -34,6 +34,7 @@ import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.privacy.FaceMechanism;
 import org.privface.agent.privacy.Release;
 import org.privface.agent.publish.DiskSpool;
+import org.privface.agent.publish.DropReason;
 import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.publish.Uplink;
 import org.privface.wire.KafkaClientProperties;
@@ -145,9 +146,15 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
         uplink = new Uplink(publisher, spool, metrics, settings.getSiteId());
         ledger = new Ledger(settings.getLedger());
-        state.register("uplink", () -> Map.of("spoolDepth", spool.depth(), "spoolBytes", spool.bytes(),
-                "spoolDropped", spool.dropped(), "acknowledged", uplink.acknowledged(), "deliveryFailures",
-                uplink.failures(), "brokerHealthy", uplink.brokerHealthy(Duration.ofSeconds(30))));
+        state.register("uplink", () -> {
+            Map<String, Object> byReason = new LinkedHashMap<>();
+            for (DropReason r : DropReason.values()) {
+                byReason.put(r.name(), spool.dropped(r));
+            }
+            return Map.of("spoolDepth", spool.depth(), "spoolBytes", spool.bytes(), "spoolDropped", spool.dropped(),
+                    "spoolDroppedByReason", byReason, "acknowledged", uplink.acknowledged(), "deliveryFailures",
+                    uplink.failures(), "brokerHealthy", uplink.brokerHealthy(Duration.ofSeconds(30)));
+        });
         if (settings.getControl().isTopicEnabled()) {
             control = new ControlTopic(kafka, state, json, settings.getControl().getReportInterval());
         }

@@ -67,6 +67,10 @@ public final class Uplink implements AutoCloseable {
         Gauge.builder("privface.agent.spool.bytes", spool, DiskSpool::bytes).tag("site", site).register(metrics);
         Gauge.builder("privface.agent.spool.dropped", spool, DiskSpool::dropped).tag("site", site)
                 .description("records dropped by the spool's bound or a disk error").register(metrics);
+        for (DropReason r : DropReason.values()) {
+            Gauge.builder("privface.agent.spool.dropped.by.reason", spool, sp -> sp.dropped(r)).tag("site", site)
+                    .tag("reason", r.name()).description("records dropped, by the reason").register(metrics);
+        }
         this.sender = new Thread(this::sendLoop, "agent-uplink");
         sender.setDaemon(true);
         sender.start();
