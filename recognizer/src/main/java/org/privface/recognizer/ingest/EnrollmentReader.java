@@ -1,20 +1,9 @@
 package org.privface.recognizer.ingest;
 
-import java.time.Duration;
-import java.util.HashSet;
-import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.ExecutionException;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.inject.Singleton;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.privface.recognizer.model.ModelRegistry;
 import org.privface.recognizer.publish.RecognizerOutput;
 import org.privface.wire.FaceRecords;
@@ -33,7 +22,6 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class EnrollmentReader extends PollingWorker {
     private static final Logger LOG = LoggerFactory.getLogger(EnrollmentReader.class);
-    private static final long REFRESH_MS = 2_000;
 
     private final KafkaClientProperties kafka;
     private final ModelRegistry registry;
@@ -50,34 +38,8 @@ public class EnrollmentReader extends PollingWorker {
     }
 
     @Override
-    protected void runLoop() throws ExecutionException, InterruptedException {
-        Properties p = kafka.consumer();
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-            register(consumer);
-            Set<TopicPartition> assigned = new HashSet<>();
-            long nextRefresh = 0;
-            while (running()) {
-                if (System.currentTimeMillis() >= nextRefresh) {
-                    if (followFromBeginning(consumer, Topics.ALL_ENROLLMENT, assigned)) {
-                        LOG.info("following {} enrollment partitions", assigned.size());
-                    }
-                    nextRefresh = System.currentTimeMillis() + REFRESH_MS;
-                }
-                if (assigned.isEmpty()) {
-                    Thread.sleep(200);
-                    continue;
-                }
-                for (ConsumerRecord<String, byte[]> rec : consumer.poll(Duration.ofMillis(200))) {
-                    handle(rec);
-                }
-            }
-        } catch (WakeupException e) {
-            // stop() asked us to leave poll().
-        }
+    protected void runLoop() throws InterruptedException {
+        readEverything(kafka, Topics.ALL_ENROLLMENT, "privface-recognizer-enrollment", "enrollment", this::handle);
     }
 
     private void handle(ConsumerRecord<String, byte[]> rec) {

@@ -1,10 +1,26 @@
 package org.privface.recognizer.ingest;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Pattern;
+
 import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.runtime.server.event.ServerStartupEvent;
 import jakarta.annotation.PreDestroy;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.privface.wire.KafkaClientProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,12 +50,12 @@ abstract class PollingWorker implements ApplicationEventListener<ServerStartupEv
      *
      * @return whether a partition was added
      */
-    protected static boolean followFromBeginning(Consumer<?, ?> consumer, java.util.regex.Pattern topics,
-                                                 java.util.Set<TopicPartition> assigned) {
-        java.util.List<TopicPartition> all = new java.util.ArrayList<>();
-        for (var e : consumer.listTopics(java.time.Duration.ofSeconds(10)).entrySet()) {
+    protected static boolean followFromBeginning(Consumer<?, ?> consumer, Pattern topics,
+                                                 Set<TopicPartition> assigned) {
+        List<TopicPartition> all = new ArrayList<>();
+        for (var e : consumer.listTopics(Duration.ofSeconds(10)).entrySet()) {
             if (topics.matcher(e.getKey()).matches()) {
-                for (org.apache.kafka.common.PartitionInfo pi : e.getValue()) {
+                for (PartitionInfo pi : e.getValue()) {
                     all.add(new TopicPartition(pi.topic(), pi.partition()));
                 }
             }
@@ -47,12 +63,54 @@ abstract class PollingWorker implements ApplicationEventListener<ServerStartupEv
         if (assigned.containsAll(all)) {
             return false;
         }
-        java.util.List<TopicPartition> fresh = all.stream().filter(tp -> !assigned.contains(tp)).toList();
+        List<TopicPartition> fresh = all.stream().filter(tp -> !assigned.contains(tp)).toList();
         consumer.assign(all);
         consumer.seekToBeginning(fresh);
         assigned.addAll(fresh);
         return true;
     }
+
+    /**
+     * The whole loop of a reader that follows every topic matching {@code topics} from its
+     * beginning (see {@link #followFromBeginning}), refreshing the topic list every 2 s, and
+     * hands each record to {@code handle}; committed transactions only.
+     */
+    protected final void readEverything(KafkaClientProperties kafka, Pattern topics,
+                                        String clientId, String what,
+                                        java.util.function.Consumer<ConsumerRecord<String, byte[]>> handle)
+            throws InterruptedException {
+        Properties p = kafka.consumer();
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        try (var consumer = new KafkaConsumer<>(p,
+                new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            register(consumer);
+            Set<TopicPartition> assigned = new HashSet<>();
+            long nextRefresh = 0;
+            while (running()) {
+                if (System.currentTimeMillis() >= nextRefresh) {
+                    if (followFromBeginning(consumer, topics, assigned)) {
+                        LOG.info("following {} {} partitions", assigned.size(), what);
+                    }
+                    nextRefresh = System.currentTimeMillis() + REFRESH_MS;
+                }
+                if (assigned.isEmpty()) {
+                    Thread.sleep(200);
+                    continue;
+                }
+                for (var rec : consumer.poll(Duration.ofMillis(200))) {
+                    handle.accept(rec);
+                }
+            }
+        } catch (WakeupException e) {
+            // stop() asked us to leave poll().
+        }
+    }
+
+    private static final long REFRESH_MS = 2_000;
 
     protected final boolean running() {
         return running;

@@ -2,23 +2,14 @@ package org.privface.recognizer.ingest;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Properties;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
 import jakarta.inject.Singleton;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.topics.Topics;
 import org.slf4j.Logger;
@@ -32,7 +23,6 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class StatusReader extends PollingWorker {
     private static final Logger LOG = LoggerFactory.getLogger(StatusReader.class);
-    private static final long REFRESH_MS = 2_000;
     /** A report is a few kilobytes; anything far larger is not a gateway's. */
     static final int MAX_REPORT_BYTES = 256 * 1024;
 
@@ -63,33 +53,7 @@ public class StatusReader extends PollingWorker {
 
     @Override
     protected void runLoop() throws InterruptedException {
-        Properties p = kafka.consumer();
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.CLIENT_ID_CONFIG, "privface-recognizer-status");
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-            register(consumer);
-            Set<TopicPartition> assigned = new HashSet<>();
-            long nextRefresh = 0;
-            while (running()) {
-                if (System.currentTimeMillis() >= nextRefresh) {
-                    if (followFromBeginning(consumer, Topics.ALL_STATUS, assigned)) {
-                        LOG.info("following {} status partitions", assigned.size());
-                    }
-                    nextRefresh = System.currentTimeMillis() + REFRESH_MS;
-                }
-                if (assigned.isEmpty()) {
-                    Thread.sleep(200);
-                    continue;
-                }
-                for (ConsumerRecord<String, byte[]> rec : consumer.poll(Duration.ofMillis(500))) {
-                    accept(rec);
-                }
-            }
-        } catch (WakeupException e) {
-            // stop() asked us to leave poll().
-        }
+        readEverything(kafka, Topics.ALL_STATUS, "privface-recognizer-status", "status", this::accept);
     }
 
     void accept(ConsumerRecord<String, byte[]> rec) {
