@@ -3,8 +3,11 @@ package org.privface.wire;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 import org.apache.avro.message.BadHeaderException;
 import org.apache.avro.message.MissingSchemaException;
 import org.privface.wire.avro.PerturbedFace;
@@ -27,26 +30,46 @@ public final class FaceRecords {
         return toBytes(() -> PerturbedFace.getEncoder().encode(face));
     }
 
-    /** Knows every earlier writer schema of PerturbedFace, so records already in topics still decode. */
+    /** Every earlier writer schema of PerturbedFace, so records already in topics still decode. */
+    private static final List<Schema> FACE_HISTORY = history("PerturbedFace-r1.avsc");
+
     private static final org.apache.avro.message.BinaryMessageDecoder<PerturbedFace> FACE_DECODER = faceDecoder();
 
-    private static org.apache.avro.message.BinaryMessageDecoder<PerturbedFace> faceDecoder() {
-        var d = PerturbedFace.createDecoder(null);
-        for (String old : List.of("PerturbedFace-r1.avsc")) {
+    /** Writer schemas by fingerprint, for {@link AvroBounds}. */
+    private static final Map<Long, Schema> FACE_WRITERS = byFingerprint(PerturbedFace.getClassSchema(), FACE_HISTORY);
+    private static final Map<Long, Schema> RESULT_WRITERS = byFingerprint(RecognitionResult.getClassSchema(), List.of());
+
+    private static List<Schema> history(String... files) {
+        List<Schema> out = new java.util.ArrayList<>();
+        for (String old : files) {
             try (var in = FaceRecords.class.getResourceAsStream("/org/privface/wire/schemas/history/" + old)) {
                 if (in == null) {
                     throw new IllegalStateException("schema history " + old + " missing from the classpath");
                 }
-                d.addSchema(new org.apache.avro.Schema.Parser().parse(in));
+                out.add(new Schema.Parser().parse(in));
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
         }
+        return List.copyOf(out);
+    }
+
+    private static org.apache.avro.message.BinaryMessageDecoder<PerturbedFace> faceDecoder() {
+        var d = PerturbedFace.createDecoder(null);
+        FACE_HISTORY.forEach(d::addSchema);
         return d;
+    }
+
+    private static Map<Long, Schema> byFingerprint(Schema current, List<Schema> older) {
+        Map<Long, Schema> m = new java.util.HashMap<>();
+        m.put(SchemaNormalization.parsingFingerprint64(current), current);
+        older.forEach(s -> m.put(SchemaNormalization.parsingFingerprint64(s), s));
+        return Map.copyOf(m);
     }
 
     public static PerturbedFace decodeFace(byte[] bytes) {
         checkSize(bytes, WireLimits.MAX_RECORD_BYTES_WITH_IMAGE);
+        AvroBounds.check(bytes, FACE_WRITERS);
         PerturbedFace face = fromBytes(() -> FACE_DECODER.decode(bytes));
         if (face.getSanitizedImage() == null && bytes.length > WireLimits.MAX_RECORD_BYTES) {
             throw new InvalidRecordException("record of " + bytes.length + " bytes exceeds " + WireLimits.MAX_RECORD_BYTES);
@@ -89,6 +112,7 @@ public final class FaceRecords {
 
     public static RecognitionResult decodeResult(byte[] bytes) {
         checkSize(bytes, WireLimits.MAX_RECORD_BYTES);
+        AvroBounds.check(bytes, RESULT_WRITERS);
         RecognitionResult result = fromBytes(() -> RecognitionResult.getDecoder().decode(bytes));
         validate(result);
         return result;

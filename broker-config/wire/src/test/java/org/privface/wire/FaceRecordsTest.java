@@ -64,12 +64,20 @@ class FaceRecordsTest {
 
     @Test
     void decodesRecordsWrittenWithRevisionOne() throws Exception {
+        PerturbedFace f = face(8);
+        PerturbedFace back = FaceRecords.decodeFace(encodeAsRevisionOne(f));
+        assertEquals(f.getEventId(), back.getEventId());
+        assertEquals(f.getVector(), back.getVector());
+        assertEquals(null, back.getTrack());
+        assertEquals(null, back.getSanitizedImage());
+    }
+
+    /** f as an old producer would write it: the same fields, under the revision-1 schema. */
+    static byte[] encodeAsRevisionOne(PerturbedFace f) throws Exception {
         Schema r1;
-        try (var in = getClass().getResourceAsStream("/org/privface/wire/schemas/history/PerturbedFace-r1.avsc")) {
+        try (var in = FaceRecordsTest.class.getResourceAsStream("/org/privface/wire/schemas/history/PerturbedFace-r1.avsc")) {
             r1 = new Schema.Parser().parse(in);
         }
-        PerturbedFace f = face(8);
-        // Write f as an old producer would: the same fields, under the revision-1 schema.
         var old = new org.apache.avro.generic.GenericData.Record(r1);
         for (Schema.Field field : r1.getFields()) {
             Object v = f.get(field.name());
@@ -89,11 +97,7 @@ class FaceRecordsTest {
         java.nio.ByteBuffer buf = enc.encode(old);
         byte[] bytes = new byte[buf.remaining()];
         buf.get(bytes);
-        PerturbedFace back = FaceRecords.decodeFace(bytes);
-        assertEquals(f.getEventId(), back.getEventId());
-        assertEquals(f.getVector(), back.getVector());
-        assertEquals(null, back.getTrack());
-        assertEquals(null, back.getSanitizedImage());
+        return bytes;
     }
 
     static org.privface.wire.avro.SanitizedImage image(int w, int h, float value) {
@@ -185,6 +189,44 @@ class FaceRecordsTest {
         assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFromTopic("privface.site-1.enrollment", query));
         assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFromTopic("privface.site-2.query", query));
         assertArrayEquals(new float[] {0f, 0.25f, 0.5f, 0.75f}, FaceRecords.vector(face(4)));
+    }
+
+    /** A length prefix claiming more than the record holds; Avro would allocate it before reading (a fuzz finding). */
+    @Test
+    void refusesLengthsAndCountsLargerThanTheRecord() {
+        byte[] good = FaceRecords.encode(face(16));
+        // Offset 10: schemaVersion (1 → 0x02), then eventId's length (36 → 0x48).
+        assertEquals(0x48, good[11]);
+        byte[] hugeString = splice(good, 11, 1, new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08});
+        InvalidRecordException e = assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFace(hugeString));
+        assertTrue(e.getMessage().contains("exceeds"), e.getMessage());
+
+        PerturbedFace one = face(1);
+        one.getVector().set(0, 1.5f);
+        byte[] b = FaceRecords.encode(one);
+        // The vector block: count 1 (0x02), 1.5f little-endian, end of array (0x00).
+        int at = indexOf(b, new byte[] {0x02, 0x00, 0x00, (byte) 0xC0, 0x3F, 0x00});
+        assertTrue(at > 0);
+        byte[] hugeArray = splice(b, at, 1, new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08});
+        e = assertThrows(InvalidRecordException.class, () -> FaceRecords.decodeFace(hugeArray));
+        assertTrue(e.getMessage().contains("items"), e.getMessage());
+    }
+
+    private static byte[] splice(byte[] b, int at, int remove, byte[] insert) {
+        byte[] out = new byte[b.length - remove + insert.length];
+        System.arraycopy(b, 0, out, 0, at);
+        System.arraycopy(insert, 0, out, at, insert.length);
+        System.arraycopy(b, at + remove, out, at + insert.length, b.length - at - remove);
+        return out;
+    }
+
+    private static int indexOf(byte[] b, byte[] pattern) {
+        for (int i = 0; i + pattern.length <= b.length; i++) {
+            if (java.util.Arrays.equals(b, i, i + pattern.length, pattern, 0, pattern.length)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     @Test
