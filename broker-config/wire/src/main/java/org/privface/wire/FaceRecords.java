@@ -124,7 +124,7 @@ public final class FaceRecords {
             throw new InvalidRecordException("unsupported schemaVersion " + f.getSchemaVersion());
         }
         id("eventId", f.getEventId());
-        id("siteId", f.getSiteId());
+        site(f.getSiteId());
         id("cameraId", f.getCameraId());
         id("trackId", f.getTrackId());
         if (f.getCaptureTimestamp() == null) {
@@ -220,7 +220,7 @@ public final class FaceRecords {
             throw new InvalidRecordException("unsupported schemaVersion " + r.getSchemaVersion());
         }
         id("eventId", r.getEventId());
-        id("siteId", r.getSiteId());
+        site(r.getSiteId());
         id("cameraId", r.getCameraId());
         id("trackId", r.getTrackId());
         id("modelVersion", r.getModelVersion());
@@ -242,6 +242,16 @@ public final class FaceRecords {
         }
         if (!ID.matcher(value).matches()) {
             throw new InvalidRecordException(field + " has characters outside " + WireLimits.ID_PATTERN);
+        }
+    }
+
+    /** A site id names the site's topics, so it uses their narrower alphabet (no dots). */
+    private static void site(String value) {
+        id("siteId", value);
+        try {
+            org.privface.wire.topics.Topics.checkSite(value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRecordException("siteId cannot name a site's topics: it must be 1 to 64 of [A-Za-z0-9_-]");
         }
     }
 

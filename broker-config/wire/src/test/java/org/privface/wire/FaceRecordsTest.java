@@ -164,6 +164,8 @@ class FaceRecordsTest {
                 f -> f.setSchemaVersion(2),
                 f -> f.setEventId(""),
                 f -> f.setSiteId("a b"),
+                f -> f.setSiteId("site.1"), // a fuzz finding: valid id, but no site's topic can carry it
+                f -> f.setSiteId("s".repeat(65)),
                 f -> f.setCameraId("x".repeat(WireLimits.MAX_ID_LENGTH + 1)),
                 f -> f.getMechanism().setEpsilonPerCoordinate(0),
                 f -> f.getMechanism().setEpsilonPerFace(Double.NaN),
