@@ -12,18 +12,14 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import org.opencv.core.Mat;
-import org.opencv.imgcodecs.Imgcodecs;
 import org.privface.agent.detect.OpenCv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Every image under a folder, in path order, as frames. Unreadable files are skipped and counted. */
+/** Every image under a folder, in path order, as frames. Files {@link ImageDecoder} refuses are skipped and counted. */
 public final class ImageFolderSource implements FrameSource {
     static final Set<String> EXTENSIONS = Set.of("png", "jpg", "jpeg", "pgm", "bmp", "tif", "tiff");
     private static final Logger LOG = LoggerFactory.getLogger(ImageFolderSource.class);
-    /** Refuses files that could not be a camera frame, before decoding them. */
-    static final long MAX_FILE_BYTES = 64L << 20;
-
     private final Path root;
     private final Iterator<Path> files;
     private long sequence;
@@ -50,14 +46,7 @@ public final class ImageFolderSource implements FrameSource {
             Path p = files.next();
             String origin = root.relativize(p).toString();
             try {
-                long size = Files.size(p);
-                if (size == 0 || size > MAX_FILE_BYTES) {
-                    throw new IOException("file size " + size + " outside (0, " + MAX_FILE_BYTES + "]");
-                }
-                Mat m = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_COLOR);
-                if (m.empty()) {
-                    throw new IOException("not a decodable image");
-                }
+                Mat m = ImageDecoder.read(p);
                 return Optional.of(new Frame(m, sequence++, Instant.now(), origin));
             } catch (IOException | RuntimeException e) {
                 skipped++;

@@ -18,20 +18,24 @@ public final class Pgm {
     }
 
     public static Mat read(Path file) throws IOException {
-        byte[] b = Files.readAllBytes(file);
+        return decode(Files.readAllBytes(file), file.toString());
+    }
+
+    /** Decodes PGM bytes; {@code name} only labels the error messages. */
+    public static Mat decode(byte[] b, String name) throws IOException {
         int[] pos = {0};
         if (!"P5".equals(token(b, pos))) {
-            throw new IOException(file + ": not a binary PGM (P5)");
+            throw new IOException(name + ": not a binary PGM (P5)");
         }
-        int w = number(b, pos, file);
-        int h = number(b, pos, file);
-        int max = number(b, pos, file);
+        int w = number(b, pos, name);
+        int h = number(b, pos, name);
+        int max = number(b, pos, name);
         if (w < 1 || h < 1 || (long) w * h > 1 << 26 || max < 1 || max > 255) {
-            throw new IOException(file + ": unsupported PGM header " + w + "x" + h + " max " + max);
+            throw new IOException(name + ": unsupported PGM header " + w + "x" + h + " max " + max);
         }
         int start = pos[0] + 1; // the single white-space byte after maxval
         if (start + (long) w * h > b.length) {
-            throw new IOException(file + ": truncated, expected " + w * h + " pixel bytes");
+            throw new IOException(name + ": truncated, expected " + w * h + " pixel bytes");
         }
         OpenCv.load();
         Mat m = new Mat(h, w, CvType.CV_8UC1);
@@ -39,14 +43,19 @@ public final class Pgm {
         System.arraycopy(b, start, px, 0, px.length);
         if (max != 255) {
             for (int i = 0; i < px.length; i++) {
-                px[i] = (byte) Math.round((px[i] & 0xff) * 255.0 / max);
+                int v = px[i] & 0xff;
+                if (v > max) {
+                    m.release();
+                    throw new IOException(name + ": pixel value " + v + " above maxval " + max);
+                }
+                px[i] = (byte) Math.round(v * 255.0 / max);
             }
         }
         m.put(0, 0, px);
         return m;
     }
 
-    private static int number(byte[] b, int[] pos, Path file) throws IOException {
+    private static int number(byte[] b, int[] pos, String file) throws IOException {
         String t = token(b, pos);
         try {
             return Integer.parseInt(t);
