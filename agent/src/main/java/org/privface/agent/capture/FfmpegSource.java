@@ -139,8 +139,12 @@ public final class FfmpegSource implements FrameSource {
         String why = null;
         try {
             g.start();
+            long pixels = sourcePixels(g);
             if (!g.hasVideo() || g.getImageWidth() <= 0) {
                 why = "no video stream in " + name;
+            } else if (pixels > ImageDecoder.MAX_PIXELS) {
+                // FFmpeg itself allows frames up to about 2^28 pixels: a gigabyte per BGR frame.
+                why = "video frames of " + pixels + " pixels in " + name + " exceed " + ImageDecoder.MAX_PIXELS;
             }
         } catch (IOException | RuntimeException e) {
             // JavaCV's message repeats the URL as given, credentials included.
@@ -151,6 +155,22 @@ public final class FfmpegSource implements FrameSource {
             throw new IOException(errors.last() == null ? why : why + " (ffmpeg: " + errors.last() + ")");
         }
         this.grabber = g;
+    }
+
+    /** The largest frame any video stream declares, before scaling (the decoder allocates at this size). */
+    private static long sourcePixels(FFmpegFrameGrabber g) {
+        org.bytedeco.ffmpeg.avformat.AVFormatContext fc = g.getFormatContext();
+        long most = 0;
+        if (fc == null) {
+            return 0;
+        }
+        for (int i = 0; i < fc.nb_streams(); i++) {
+            var par = fc.streams(i).codecpar();
+            if (par != null && par.codec_type() == org.bytedeco.ffmpeg.global.avutil.AVMEDIA_TYPE_VIDEO) {
+                most = Math.max(most, (long) Math.max(0, par.width()) * Math.max(0, par.height()));
+            }
+        }
+        return most;
     }
 
     /** Which kind of source a URI names: a URL scheme, a V4L2 device path, or else a file path. */

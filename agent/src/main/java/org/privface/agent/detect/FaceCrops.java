@@ -36,16 +36,18 @@ public final class FaceCrops {
 
     /**
      * Crops a face box, stretched vertically to the shape's aspect ratio, then grey, resizes and
-     * equalizes it. Empty when the box does not fit inside the frame: a clipped face would be a
-     * different face to the basis, so it is dropped rather than published as garbage.
+     * equalizes it. Empty when the box does not fit inside the frame, or is empty: a clipped face
+     * would be a different face to the basis, so it is dropped rather than published as garbage.
      */
     public static Optional<double[]> crop(Mat frame, Rect face, Shape shape) {
-        int h = (int) Math.round(face.width * (double) shape.height() / shape.width());
-        int y = face.y + face.height / 2 - h / 2;
-        Rect box = new Rect(face.x, y, face.width, h);
-        if (box.x < 0 || box.y < 0 || box.x + box.width > frame.cols() || box.y + box.height > frame.rows()) {
+        // In long arithmetic: a box near Integer.MAX_VALUE must not wrap round to look inside.
+        long h = Math.round(face.width * (double) shape.height() / shape.width());
+        long y = (long) face.y + face.height / 2 - h / 2;
+        if (face.width < 1 || h < 1 || face.x < 0 || y < 0 || (long) face.x + face.width > frame.cols()
+                || y + h > frame.rows()) {
             return Optional.empty();
         }
+        Rect box = new Rect(face.x, (int) y, face.width, (int) h);
         Mat grey = grey(frame);
         Mat roi = grey.submat(box);
         Mat small = new Mat();

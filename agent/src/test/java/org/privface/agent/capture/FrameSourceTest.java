@@ -51,6 +51,113 @@ class FrameSourceTest {
         assertEquals(List.of("a.png", "sub/d.png"), origins);
     }
 
+    private static byte[] encoded(String ext, Mat m) {
+        org.opencv.core.MatOfByte out = new org.opencv.core.MatOfByte();
+        assertTrue(Imgcodecs.imencode(ext, m, out));
+        byte[] b = out.toArray();
+        out.release();
+        return b;
+    }
+
+    @Test
+    void imageFolderRefusesTruncatedHugeAndForeignImagesAndGoesOn(@TempDir Path dir) throws Exception {
+        OpenCv.load();
+        byte[] png = encoded(".png", frame(90));
+        byte[] jpg = encoded(".jpg", frame(150));
+        Files.write(dir.resolve("a.png"), png);
+        Files.write(dir.resolve("b-truncated.png"), java.util.Arrays.copyOf(png, png.length / 2));
+        Files.write(dir.resolve("c-header-only.jpg"), java.util.Arrays.copyOf(jpg, 20));
+        byte[] huge = java.util.Arrays.copyOf(png, 33); // IHDR says 100000 x 100000, then nothing
+        for (int i : new int[] {16, 20}) {
+            huge[i] = 0;
+            huge[i + 1] = 0x01;
+            huge[i + 2] = (byte) 0x86;
+            huge[i + 3] = (byte) 0xA0;
+        }
+        Files.write(dir.resolve("d-huge-dimensions.png"), huge);
+        try (var f = new java.io.RandomAccessFile(dir.resolve("e-huge-file.jpg").toFile(), "rw")) {
+            f.setLength(ImageDecoder.MAX_FILE_BYTES + 1); // sparse: costs no disk
+        }
+        Files.write(dir.resolve("f.png"), "GIF89a\u0001\u0000\u0001\u0000".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        Files.write(dir.resolve("g-empty.bmp"), new byte[0]);
+        Files.write(dir.resolve("z.jpg"), jpg);
+
+        java.util.Map<String, String> why = new java.util.LinkedHashMap<>();
+        for (String bad : List.of("b-truncated.png", "c-header-only.jpg", "d-huge-dimensions.png", "e-huge-file.jpg", "f.png",
+                "g-empty.bmp")) {
+            why.put(bad, assertThrows(java.io.IOException.class, () -> ImageDecoder.read(dir.resolve(bad))).getMessage());
+        }
+        assertTrue(why.get("d-huge-dimensions.png").contains("100000x100000"), why.toString());
+        assertTrue(why.get("e-huge-file.jpg").contains("file size"), why.toString());
+        assertTrue(why.get("f.png").contains("unsupported image format"), why.toString());
+        assertTrue(why.get("g-empty.bmp").contains("file size 0"), why.toString());
+
+        List<String> origins = new ArrayList<>();
+        try (FrameSource s = FrameSource.open(dir)) {
+            for (int i = 0; i < 10; i++) {
+                var f = s.next();
+                if (f.isEmpty()) {
+                    break;
+                }
+                origins.add(f.get().origin());
+                assertEquals(120, f.get().image().rows());
+                f.get().close();
+            }
+            assertEquals(6, s.skipped(), "every bad file skipped and counted");
+        }
+        assertEquals(List.of("a.png", "z.jpg"), origins, "the good images on either side still arrive");
+    }
+
+    @Test
+    void truncatedEmptyAndHugeVideosAreRefusedOrEndCleanly(@TempDir Path dir) throws Exception {
+        OpenCv.load();
+        Path mp4 = encode(dir.resolve("clip.mp4"), RtspPublisher.encoder());
+        byte[] b = Files.readAllBytes(mp4);
+        for (int cut : new int[] {0, 64, b.length / 2, b.length - 1}) {
+            Path p = dir.resolve("cut-" + cut + ".mp4");
+            Files.write(p, java.util.Arrays.copyOf(b, cut));
+            try (FrameSource s = FrameSource.open(p)) {
+                assertTrue(count(s) <= 10, "a truncated clip yields at most what the whole one has");
+            } catch (java.io.IOException refused) {
+                assertTrue(refused.getMessage().contains(p.getFileName().toString()), refused.getMessage());
+            }
+        }
+        assertThrows(java.io.IOException.class, () -> FrameSource.open(dir.resolve("cut-0.mp4")), "an empty file");
+        assertThrows(java.io.IOException.class, () -> FrameSource.open(dir.resolve("cut-64.mp4")), "a header alone");
+
+        // OpenCV's own MJPEG AVI reader, cut mid-file: fewer frames, then a clean end.
+        byte[] avi = Files.readAllBytes(FfmpegSourceTest.walkby());
+        Path half = dir.resolve("walkby-half.avi");
+        Files.write(half, java.util.Arrays.copyOf(avi, avi.length / 2));
+        int whole;
+        try (FrameSource s = FrameSource.open(FfmpegSourceTest.walkby())) {
+            whole = count(s);
+        }
+        try (FrameSource s = FrameSource.open(half)) {
+            int n = count(s);
+            assertTrue(n < whole, n + " of " + whole + " frames from half the file");
+        } catch (java.io.IOException refused) {
+            assertTrue(refused.getMessage().contains("walkby-half.avi"), refused.getMessage());
+        }
+
+        // A raw-video header declaring huge frames: refused before a frame is decoded.
+        for (String size : List.of("W9000 H9000", "W100000 H100000")) {
+            Path y4m = dir.resolve(size.replace(' ', '-') + ".y4m");
+            Files.write(y4m, ("YUV4MPEG2 " + size + " F10:1 Ip A1:1 C420jpeg\nFRAME\n" + "x".repeat(4096))
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            java.io.IOException e = assertThrows(java.io.IOException.class, () -> FrameSource.open(y4m), size);
+            assertTrue(e.getMessage().contains(y4m.getFileName().toString()), e.getMessage());
+            if (size.startsWith("W9000")) {
+                // FFmpeg would decode 81 Mpx frames; the source's own limit refuses them.
+                assertTrue(e.getMessage().contains("81000000 pixels") && e.getMessage().contains("exceed"), e.getMessage());
+            }
+        }
+        // The process is none the worse: the whole clip still reads.
+        try (FrameSource s = FrameSource.open(mp4)) {
+            assertEquals(10, count(s));
+        }
+    }
+
     @Test
     void readsAnMjpegAviWrittenByOpenCv(@TempDir Path dir) throws Exception {
         OpenCv.load();

@@ -109,6 +109,78 @@ class PolicyStoreTest {
         assertEquals(8.0, s.forCamera("other").epsilon());
     }
 
+    static final double[] BAD_EPSILONS = {0, -0.0, -1, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY};
+
+    @Test
+    void noPolicyOrFloorCanHoldANonPositiveOrNonFiniteEpsilon() {
+        for (Mechanism m : Mechanism.values()) {
+            for (double bad : BAD_EPSILONS) {
+                var e = assertThrows(IllegalArgumentException.class,
+                        () -> new SitePolicy(m, PolicyOverride.defaultMode(m), bad, "once", Duration.ofMinutes(10), false),
+                        m + " epsilon " + bad);
+                assertTrue(e.getMessage().contains("epsilon must be positive and finite"), e.getMessage());
+            }
+        }
+        for (double bad : BAD_EPSILONS) {
+            assertThrows(IllegalArgumentException.class, () -> new PrivacyFloor(bad, 10), "floor min " + bad);
+            assertThrows(IllegalArgumentException.class, () -> new PrivacyFloor(1, bad), "floor max " + bad);
+        }
+    }
+
+    @Test
+    void remoteEpsilonsAtTheEdgesOfDoubleAreRefusedOrClamped(@TempDir Path dir) {
+        PolicyStore s = store(dir, peep(8), Map.of());
+        for (double bad : new double[] {-0.0, Double.NEGATIVE_INFINITY, -Double.MIN_VALUE}) {
+            assertEquals(PolicyStore.Outcome.REJECTED, s.applyRemote(eps(bad), "control-topic@1", "mallory").outcome(),
+                    "epsilon " + bad);
+        }
+        assertEquals(8.0, s.current().policy().epsilon(), "rejections change nothing");
+        PolicyStore.Result tiny = s.applyRemote(eps(Double.MIN_VALUE), "rest", "mallory");
+        assertEquals(PolicyStore.Outcome.CLAMPED, tiny.outcome());
+        assertEquals(1.0, tiny.current().policy().epsilon(), "raised to the floor's minimum");
+        PolicyStore.Result huge = s.applyRemote(eps(Double.MAX_VALUE), "rest", "mallory");
+        assertEquals(PolicyStore.Outcome.CLAMPED, huge.outcome());
+        assertEquals(32.0, huge.current().policy().epsilon(), "lowered to the floor's maximum");
+        // A budget whose per-release epsilon is not a number is refused like a bad epsilon.
+        PolicyOverride budget = new PolicyOverride();
+        budget.setBudget("every-n:n=2,epsilon=NaN");
+        assertEquals(PolicyStore.Outcome.REJECTED, s.applyRemote(budget, "rest", "mallory").outcome());
+        assertEquals(PolicyStore.Outcome.REJECTED, s.applyRemote(null, "control-topic@2", "unreadable").outcome());
+    }
+
+    @Test
+    void configurationWithABadEpsilonRefusesToStart() {
+        Map<String, String> bad = new java.util.LinkedHashMap<>();
+        bad.put("agent.epsilon", "NaN");
+        bad.put("agent.floor.epsilon-min", "-1");
+        bad.put("agent.floor.epsilon-max", "Infinity");
+        bad.put("agent.sites.north.epsilon", "0");
+        for (var e : bad.entrySet()) {
+            Map<String, Object> props = new java.util.HashMap<>(Map.of("kafka.health.enabled", "false", "agent.site-id", "north",
+                    "agent.data-dir", System.getProperty("java.io.tmpdir") + "/pst-bad-" + System.nanoTime()));
+            props.put(e.getKey(), e.getValue());
+            try (ApplicationContext c = ApplicationContext.run(props)) {
+                Exception thrown = assertThrows(Exception.class, () -> c.getBean(GatewayState.class).policies(), e.toString());
+                String chain = messages(thrown);
+                assertTrue(chain.contains("epsilon must be positive and finite"), e + ": " + chain);
+            }
+        }
+        // Finite and positive, but outside the gateway's own floor: also refused, with the floor in the message.
+        try (ApplicationContext c = ApplicationContext.run(Map.of("kafka.health.enabled", "false", "agent.site-id", "north",
+                "agent.epsilon", "1000", "agent.data-dir", System.getProperty("java.io.tmpdir") + "/pst-bad-" + System.nanoTime()))) {
+            Exception thrown = assertThrows(Exception.class, () -> c.getBean(GatewayState.class).policies());
+            assertTrue(messages(thrown).contains("outside the privacy floor"), messages(thrown));
+        }
+    }
+
+    private static String messages(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; t != null && i < 20; t = t.getCause(), i++) {
+            sb.append(t.getMessage()).append(" | ");
+        }
+        return sb.toString();
+    }
+
     @Test
     void theDefaultBootstrapKeepsItsPort() {
         // A colon in a placeholder's default needs backticks, or Micronaut cuts it at the last colon.
