@@ -93,6 +93,52 @@ class RecognizerServiceTest implements TestPropertyProvider {
                 .setDimension(DIM).setVector(v).setEnrollmentLabel(label).build();
     }
 
+    /** Source topic and reason of each dead letter the bad records below must produce. */
+    private static final List<String> DEAD_LETTERS = List.of(
+            "query: not an Avro single-object record",
+            "query: record of " + (org.privface.wire.WireLimits.MAX_RECORD_BYTES_WITH_IMAGE + 1) + " bytes exceeds",
+            "query: unknown schema fingerprint",
+            "query: vector[1] is not a finite number",
+            "query: ENROLLMENT record on QUERY topic",
+            "query: record of site other on site " + SITE,
+            "query: length 1073741824 exceeds",
+            "query: dimension " + (DIM - 1) + " does not match model input " + DIM,
+            "enrollment: not an Avro single-object record",
+            "enrollment: QUERY record on ENROLLMENT topic");
+
+    /** Malformed, oversized and wrong-schema records, each breaking one rule, in DEAD_LETTERS' order. */
+    private List<byte[]> badQueries(SplittableRandom r) {
+        byte[] oversized = new byte[org.privface.wire.WireLimits.MAX_RECORD_BYTES_WITH_IMAGE + 1];
+        java.util.Arrays.fill(oversized, (byte) 'x');
+        byte[] result = FaceRecords.encode(RecognitionResult.newBuilder().setEventId("e1").setSiteId(SITE).setCameraId("c")
+                .setTrackId("t").setPredictedLabel("ann").setConfidence(0.9f).setModelVersion("m-1")
+                .setEpsilonPerFace(8).setRecognizedAt(Instant.now()).build());
+        PerturbedFace nan = face(RecordKind.QUERY, null, centres[0], r);
+        nan.getVector().set(1, Float.NaN);
+        java.nio.ByteBuffer unchecked;
+        try {
+            unchecked = PerturbedFace.getEncoder().encode(nan); // bypasses validation, as a hostile producer would
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        byte[] nanBytes = new byte[unchecked.remaining()];
+        unchecked.get(nanBytes);
+        byte[] wrongKind = FaceRecords.encode(face(RecordKind.ENROLLMENT, "ann", centres[0], r));
+        PerturbedFace other = face(RecordKind.QUERY, null, centres[0], r);
+        other.setSiteId("other");
+        // A string whose length prefix claims 1 GiB: offset 11 holds eventId's length (the fuzzer's first finding).
+        byte[] good = FaceRecords.encode(face(RecordKind.QUERY, null, centres[0], r));
+        byte[] hugeClaim = new byte[good.length + 4];
+        System.arraycopy(good, 0, hugeClaim, 0, 11);
+        System.arraycopy(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08}, 0, hugeClaim, 11, 5);
+        System.arraycopy(good, 12, hugeClaim, 16, good.length - 12);
+        PerturbedFace shortVector = face(RecordKind.QUERY, null, java.util.Arrays.copyOf(centres[0], DIM - 1), r);
+        shortVector.setDimension(DIM - 1);
+        shortVector.getMechanism().setEpsilonPerFace(DIM - 1);
+        return List.of(oversized, result, nanBytes, wrongKind, FaceRecords.encode(other), hugeClaim,
+                FaceRecords.encode(shortVector));
+    }
+
     @Test
     void answersQueriesOnceAndDeadLettersBadInput() throws Exception {
         SplittableRandom r = new SplittableRandom(7);
@@ -119,6 +165,17 @@ class RecognizerServiceTest implements TestPropertyProvider {
             duplicate = queries.get(0);
             producer.send(new ProducerRecord<>(Topics.query(SITE), "cam-1", FaceRecords.encode(duplicate)));
             producer.send(new ProducerRecord<>(Topics.query(SITE), "cam-1", "not a record".getBytes(StandardCharsets.UTF_8)));
+            for (byte[] bad : badQueries(r)) {
+                producer.send(new ProducerRecord<>(Topics.query(SITE), "cam-1", bad));
+            }
+            // A good query behind the bad ones: the worker must still answer it.
+            PerturbedFace after = face(RecordKind.QUERY, null, centres[1], r);
+            truth.put(after.getEventId(), people[1]);
+            producer.send(new ProducerRecord<>(Topics.query(SITE), "cam-1", FaceRecords.encode(after)));
+            producer.send(new ProducerRecord<>(Topics.enrollment(SITE), "enrollment",
+                    "not a record either".getBytes(StandardCharsets.UTF_8)));
+            producer.send(new ProducerRecord<>(Topics.enrollment(SITE), "enrollment",
+                    FaceRecords.encode(face(RecordKind.QUERY, null, centres[0], r))));
             for (int i = 0; i < 90; i++) {
                 PerturbedFace e = face(RecordKind.ENROLLMENT, people[i % 3], centres[i % 3], r);
                 producer.send(new ProducerRecord<>(Topics.enrollment(SITE), "enrollment", FaceRecords.encode(e)));
@@ -138,7 +195,7 @@ class RecognizerServiceTest implements TestPropertyProvider {
             c.assign(tps);
             c.seekToBeginning(tps);
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            while (System.nanoTime() < deadline && (results.size() < 30 || dead.isEmpty())) {
+            while (System.nanoTime() < deadline && (results.size() < 31 || dead.size() < DEAD_LETTERS.size())) {
                 for (ConsumerRecord<String, byte[]> rec : c.poll(Duration.ofMillis(200))) {
                     if (rec.topic().equals(Topics.RESULTS)) {
                         RecognitionResult res = FaceRecords.decodeResult(rec.value());
@@ -165,12 +222,19 @@ class RecognizerServiceTest implements TestPropertyProvider {
                 }
             }
         }
-        assertEquals(30, results.size(), "each of 30 queries answered exactly once");
+        assertEquals(31, results.size(), "each of 31 queries answered exactly once, the one behind the bad records too");
         long correct = results.stream().filter(res -> truth.get(res.getEventId()).equals(res.getPredictedLabel())).count();
-        assertTrue(correct >= 27, "correct " + correct + " of 30");
-        assertEquals(1, dead.size());
-        String reason = new String(dead.get(0).headers().lastHeader("privface.reason").value(), StandardCharsets.UTF_8);
-        assertTrue(reason.contains("not an Avro single-object record"), reason);
+        assertTrue(correct >= 28, "correct " + correct + " of 31");
+        // Every bad record dead-lettered once, with its reason, and the worker kept answering the good ones.
+        List<String> reasons = dead.stream()
+                .map(d -> new String(d.headers().lastHeader("privface.source").value(), StandardCharsets.UTF_8)
+                        .replaceAll("/.*", "") + ": " + new String(d.headers().lastHeader("privface.reason").value(),
+                        StandardCharsets.UTF_8))
+                .toList();
+        assertEquals(DEAD_LETTERS.size(), dead.size(), reasons.toString());
+        for (String expected : DEAD_LETTERS) {
+            assertEquals(1, reasons.stream().filter(x -> x.contains(expected)).count(), expected + " in " + reasons);
+        }
         assertTrue(results.stream().allMatch(res -> res.getEpsilonPerFace() == DIM));
 
         String health = http.toBlocking().retrieve("/health");
@@ -211,6 +275,18 @@ class RecognizerServiceTest implements TestPropertyProvider {
         var e = org.junit.jupiter.api.Assertions.assertThrows(io.micronaut.http.client.exceptions.HttpClientResponseException.class,
                 () -> http.toBlocking().retrieve(as.apply(bad)));
         assertEquals(400, e.getStatus().getCode());
+        // Not-a-number and infinite values, spelt the ways JSON parsers accept them.
+        for (String value : List.of("\"NaN\"", "\"Infinity\"", "\"-Infinity\"", "NaN", "1e999")) {
+            StringBuilder json = new StringBuilder("{\"site\":\"" + SITE + "\",\"basisId\":\"pca-test\",\"mechanism\":\"PEEP\",\"vector\":[");
+            for (int j = 0; j < DIM; j++) {
+                json.append(j == 3 ? value : "0.5").append(j + 1 < DIM ? "," : "]}");
+            }
+            var nan = io.micronaut.http.HttpRequest.POST("/predict", json.toString())
+                    .contentType(io.micronaut.http.MediaType.APPLICATION_JSON_TYPE);
+            var refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.micronaut.http.client.exceptions.HttpClientResponseException.class, () -> http.toBlocking().retrieve(as.apply(nan)));
+            assertEquals(400, refused.getStatus().getCode(), "vector value " + value);
+        }
         // Other tests' sites share the broker, and this replica follows every site; look at ours.
         var all = new org.privface.recognizer.model.ModelStore(modelDir).loadLatest();
         var stored = all.stream().filter(m -> m.key().site().equals(SITE)).toList();
@@ -251,8 +327,8 @@ class RecognizerServiceTest implements TestPropertyProvider {
         String sites = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/sites")));
         String overview = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/console/api/overview")));
         assertTrue(overview.contains("\"site\":\"" + SITE + "\"") && overview.contains("\"validationAccuracy\""), overview);
-        assertTrue(sites.contains("\"site\":\"" + SITE + "\"") && sites.contains("\"identified\":30")
-                && sites.contains("\"deadLetters\":1") && sites.contains("\"duplicates\":1"), sites);
+        assertTrue(sites.contains("\"site\":\"" + SITE + "\"") && sites.contains("\"identified\":31")
+                && sites.contains("\"deadLetters\":" + DEAD_LETTERS.size()) && sites.contains("\"duplicates\":1"), sites);
 
         // Retraining changes state: refused without the right bearer token, accepted with it.
         String retrain = "/models/" + SITE + "/pca-test/PEEP/retrain";
