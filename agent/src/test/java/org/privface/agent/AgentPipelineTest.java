@@ -205,4 +205,77 @@ class AgentPipelineTest implements TestPropertyProvider {
         }
         assertTrue(report != null && report.contains("\"epsilonPerTrack\":0.1") && report.contains("\"floor\""), report);
     }
+
+    @Test
+    @org.junit.jupiter.api.Order(5)
+    void forgedAndMalformedControlIsRefusedAndChangesNothing() throws Exception {
+        var client = http.toBlocking();
+        var before = gateway.policies().current();
+        // REST: every way of not holding the token is a 401, and nothing changes.
+        String basic = "Basic " + java.util.Base64.getEncoder().encodeToString(("admin:" + TOKEN).getBytes());
+        java.util.List<String> forged = java.util.Arrays.asList(null, "Bearer wrong", "Bearer " + TOKEN + "x",
+                "Bearer " + TOKEN.substring(0, TOKEN.length() - 1), "bearer " + TOKEN, "Bearer  " + TOKEN, TOKEN, basic, "Bearer ");
+        for (String auth : forged) {
+            var put = io.micronaut.http.HttpRequest.PUT("/control/policy", Map.of("epsilon", 50));
+            var req = auth == null ? put : put.header("Authorization", auth);
+            var refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.micronaut.http.client.exceptions.HttpClientResponseException.class, () -> client.retrieve(req));
+            assertEquals(401, refused.getStatus().getCode(), "Authorization: " + auth);
+        }
+        // With the token, bodies that are no valid change: 400 (unreadable) or 422 (rejected), never applied.
+        for (String body : List.of("not json", "{\"epsilon\": \"NaN\"}", "{\"epsilon\": \"Infinity\"}", "{\"epsilon\": -1}",
+                "{\"epsilon\": 0}", "{}", "{\"mechanism\": \"nope\"}", "{\"imageRelease\": true}")) {
+            var req = io.micronaut.http.HttpRequest.PUT("/control/policy", body)
+                    .contentType(io.micronaut.http.MediaType.APPLICATION_JSON_TYPE).bearerAuth(TOKEN);
+            var refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.micronaut.http.client.exceptions.HttpClientResponseException.class, () -> client.retrieve(req));
+            int code = refused.getStatus().getCode();
+            assertTrue(code == 400 || code == 422, "body " + body + " answered " + code);
+        }
+        assertEquals(before, gateway.policies().current(), "no refused request changed the policy");
+
+        // Control topic: oversized, not JSON, NaN, negative, another site's key, a forged operator name.
+        Properties pp = new Properties();
+        pp.put("bootstrap.servers", RealKafka.bootstrapServers());
+        Map<String, Long> offsets = new java.util.LinkedHashMap<>();
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(pp,
+                new org.apache.kafka.common.serialization.StringSerializer(),
+                new org.apache.kafka.common.serialization.StringSerializer())) {
+            Map<String, String[]> records = new java.util.LinkedHashMap<>();
+            records.put("oversized", new String[] {SITE, "{\"epsilon\": 50, \"pad\": \"" + "x".repeat(5000) + "\"}"});
+            records.put("nan", new String[] {SITE, "{\"epsilon\": NaN}"});
+            records.put("negative", new String[] {SITE, "{\"epsilon\": -1}"});
+            records.put("other-key", new String[] {"othersite", "{\"epsilon\": 50}"});
+            records.put("forged-operator", new String[] {SITE, "{\"imageRelease\": true}"});
+            records.put("sentinel", new String[] {SITE, "{\"epsilon\": 0.2}"});
+            for (var e : records.entrySet()) {
+                var rec = new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), e.getValue()[0], e.getValue()[1]);
+                if (e.getKey().equals("forged-operator")) {
+                    rec.headers().add("privface.operator", "eve\n{\"outcome\":\"ACCEPTED\"}".getBytes());
+                }
+                offsets.put(e.getKey(), producer.send(rec).get().offset());
+            }
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (gateway.policies().current().policy().epsilon() != 0.2 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(0.2, gateway.policies().current().policy().epsilon(), "the record after the bad ones still applies");
+        Map<String, org.privface.agent.policy.AuditLog.Entry> bySource = new java.util.HashMap<>();
+        for (var e : gateway.policies().audit().recent()) {
+            bySource.put(e.source(), e);
+        }
+        for (String bad : List.of("oversized", "nan", "negative", "forged-operator")) {
+            var e = bySource.get("control-topic@" + offsets.get(bad));
+            assertTrue(e != null && e.outcome().equals("REJECTED"), bad + ": " + e);
+        }
+        assertTrue(bySource.get("control-topic@" + offsets.get("oversized")).principal().contains("unreadable"));
+        assertTrue(bySource.get("control-topic@" + offsets.get("nan")).principal().contains("unreadable"));
+        assertTrue(!bySource.containsKey("control-topic@" + offsets.get("other-key")), "another site's record is ignored");
+        String principal = bySource.get("control-topic@" + offsets.get("forged-operator")).principal();
+        assertTrue(principal.matches("[A-Za-z0-9._@-]+"), "operator name sanitised for the audit log: " + principal);
+        for (String line : Files.readAllLines(DATA_DIR.resolve("audit.jsonl"))) {
+            assertTrue(line.startsWith("{") && line.endsWith("}"), "one JSON object a line, nothing injected: " + line);
+        }
+    }
 }
