@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.opencv.core.CvType;
 import org.opencv.core.Mat;
@@ -100,6 +101,77 @@ class ImageDecoderFuzzTest {
         assertTrue(decoded >= 5, decoded + " of " + files.size() + " corpus files decode; regenerate the seeds");
         assertTrue(files.size() > decoded, "the corpus also holds inputs that must be refused");
         assertTrue(bytes < 100_000, "the corpus stays small: " + bytes + " bytes");
+    }
+
+    /**
+     * Jazzer sees coverage of Java code only, so it cannot steer into OpenCV's native decoders. This
+     * bounded, seeded sweep complements it there: mutations of every decodable seed that keep its
+     * header (so they pass the size checks and reach libpng, libjpeg, libtiff, ...) must also decode
+     * or be refused; a native crash would end the test JVM.
+     */
+    @Test
+    @Tag("jazzer") // runs beside the fuzz test, where OpenCV's log of each refused mutant is silenced
+    void seededMutationsReachTheNativeDecodersWithoutHarm() throws Exception {
+        List<Path> files;
+        try (Stream<Path> s = Files.list(CORPUS)) {
+            files = s.filter(Files::isRegularFile).sorted().toList();
+        }
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(20261122);
+        int decoded = 0;
+        int refused = 0;
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        for (Path p : files) {
+            byte[] seed = Files.readAllBytes(p);
+            try {
+                ImageDecoder.decode(seed).release();
+            } catch (IOException notDecodable) {
+                continue; // only valid images make mutants that get past the header checks
+            }
+            for (int i = 0; i < 400 && System.nanoTime() < deadline; i++) {
+                byte[] m = mutate(seed, rnd);
+                decodeImage(m);
+                try {
+                    ImageDecoder.decode(m).release();
+                    decoded++;
+                } catch (IOException e) {
+                    refused++;
+                }
+            }
+        }
+        System.out.printf("native decoder sweep: %d mutants decoded, %d refused%n", decoded, refused);
+        assertTrue(decoded + refused >= 1000, "the sweep ran: " + (decoded + refused));
+        assertTrue(decoded > 0 && refused > 0, "mutants both decode and get refused");
+    }
+
+    /** Flips, overwrites, cuts or repeats bytes after the first 32, where the image data is. */
+    private static byte[] mutate(byte[] seed, java.util.SplittableRandom rnd) {
+        byte[] b = seed.clone();
+        int from = Math.min(32, b.length - 1);
+        switch (rnd.nextInt(4)) {
+            case 0 -> {
+                for (int k = 1 + rnd.nextInt(8); k > 0; k--) {
+                    int i = from + rnd.nextInt(b.length - from);
+                    b[i] ^= (byte) (1 << rnd.nextInt(8));
+                }
+            }
+            case 1 -> {
+                int i = from + rnd.nextInt(b.length - from);
+                int n = Math.min(b.length - i, 1 + rnd.nextInt(16));
+                for (int k = 0; k < n; k++) {
+                    b[i + k] = (byte) (rnd.nextBoolean() ? 0xFF : rnd.nextInt(256));
+                }
+            }
+            case 2 -> b = Arrays.copyOf(b, from + rnd.nextInt(b.length - from));
+            default -> {
+                int i = from + rnd.nextInt(b.length - from);
+                int n = Math.min(b.length - i, 1 + rnd.nextInt(64));
+                byte[] longer = new byte[b.length + n];
+                System.arraycopy(b, 0, longer, 0, i + n);
+                System.arraycopy(b, i, longer, i + n, b.length - i);
+                b = longer;
+            }
+        }
+        return b;
     }
 
     /** A synthetic face from test-data, shrunk, in each format; then broken variants. */
