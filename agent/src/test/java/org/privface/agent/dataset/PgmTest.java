@@ -2,6 +2,7 @@ package org.privface.agent.dataset;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -46,5 +47,10 @@ class PgmTest {
         Path empty = dir.resolve("e.pgm");
         Files.write(empty, new byte[0]);
         assertThrows(java.io.IOException.class, () -> Pgm.read(empty));
+        // A pixel above maxval would otherwise wrap round to a dark value after scaling to 255.
+        var above = assertThrows(java.io.IOException.class, () -> Pgm.decode(pgm("P5 2 1 100\n", new byte[] {50, (byte) 200}), "m.pgm"));
+        assertTrue(above.getMessage().contains("above maxval"), above.getMessage());
+        var huge = assertThrows(java.io.IOException.class, () -> Pgm.decode(pgm("P5 100000 100000 255\n", new byte[8]), "h.pgm"));
+        assertTrue(huge.getMessage().contains("unsupported PGM header"), huge.getMessage());
     }
 }
