@@ -29,6 +29,11 @@ public class RecognizerSettings {
     private double openSetMargin = 1.5;
     /** Where trained models are kept and reloaded from on restart; none when unset. */
     private java.nio.file.Path modelDir;
+    /**
+     * How long a query waits for its model (from the record's timestamp) before it is
+     * dead-lettered, so a query for a model that never comes cannot stall its partition.
+     */
+    private Duration modelWait = Duration.ofMinutes(10);
     /** Every n-th enrollment of a person is held out to estimate validation accuracy; below 2 switches it off. */
     private int validationEvery = 5;
     /** Names this replica in the models it trains; random unless set (e.g. to the pod name). */
@@ -52,6 +57,8 @@ public class RecognizerSettings {
     public void setUnknownThreshold(double unknownThreshold) { this.unknownThreshold = unknownThreshold; }
     public int getMaxBatch() { return maxBatch; }
     public int getValidationEvery() { return validationEvery; }
+    public Duration getModelWait() { return modelWait; }
+    public void setModelWait(Duration modelWait) { this.modelWait = modelWait; }
     public void setValidationEvery(int validationEvery) { this.validationEvery = validationEvery; }
     public double getOpenSetMargin() { return openSetMargin; }
     public void setOpenSetMargin(double openSetMargin) { this.openSetMargin = openSetMargin; }

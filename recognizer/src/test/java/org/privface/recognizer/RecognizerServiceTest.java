@@ -76,7 +76,7 @@ class RecognizerServiceTest implements TestPropertyProvider {
         return Map.of("kafka.bootstrap.servers", bootstrap, "micronaut.server.port", "-1",
                 "recognizer.min-enrollments", "30", "recognizer.quiet-period", "500ms",
                 "recognizer.model-dir", modelDir.toString(), "recognizer.admin-token", "s3cret",
-                "recognizer.open-set-margin", "1.5",
+                "recognizer.open-set-margin", "1.5", "recognizer.model-wait", "1m",
                 "recognizer.console.operators.ops", org.privface.recognizer.console.PasswordHash.hash(PASSWORD.toCharArray()));
     }
 
@@ -103,6 +103,7 @@ class RecognizerServiceTest implements TestPropertyProvider {
             "query: record of site other on site " + SITE,
             "query: length 1073741824 exceeds",
             "query: dimension " + (DIM - 1) + " does not match model input " + DIM,
+            "query: no model for " + SITE + "/pca-never/PEEP within recognizer.model-wait",
             "enrollment: not an Avro single-object record",
             "enrollment: QUERY record on ENROLLMENT topic");
 
@@ -168,6 +169,11 @@ class RecognizerServiceTest implements TestPropertyProvider {
             for (byte[] bad : badQueries(r)) {
                 producer.send(new ProducerRecord<>(Topics.query(SITE), "cam-1", bad));
             }
+            // A query for a model that never comes, older than the model wait: refused, not waited on.
+            PerturbedFace orphan = face(RecordKind.QUERY, null, centres[0], r);
+            orphan.getMechanism().setBasisId("pca-never");
+            producer.send(new ProducerRecord<>(Topics.query(SITE), null, System.currentTimeMillis() - 120_000, "cam-1",
+                    FaceRecords.encode(orphan)));
             // A good query behind the bad ones: the worker must still answer it.
             PerturbedFace after = face(RecordKind.QUERY, null, centres[1], r);
             truth.put(after.getEventId(), people[1]);

@@ -181,6 +181,12 @@ public class QueryWorker extends PollingWorker {
                 continue;
             }
             Optional<TrainedModel> model = registry.model(ModelKey.of(f));
+            if (model.isEmpty() && System.currentTimeMillis() - rec.timestamp() > settings.getModelWait().toMillis()) {
+                // Waited long enough: a model that never comes must not stall the queries behind it.
+                sent.add(output.deadLetter(rec, "no model for " + ModelKey.of(f) + " within recognizer.model-wait "
+                        + settings.getModelWait()));
+                continue;
+            }
             if (model.isEmpty()) {
                 answer(pendingModel, pending, sent);
                 return rec.offset();
