@@ -321,7 +321,7 @@ public final class Demo {
         return out;
     }
 
-    static String classpath(Path root, String module) throws IOException {
+    public static String classpath(Path root, String module) throws IOException {
         Path target = root.resolve(module).resolve("target");
         Path cp = target.resolve("runtime.classpath");
         if (!Files.exists(cp)) {
@@ -330,7 +330,7 @@ public final class Demo {
         return target.resolve("classes") + java.io.File.pathSeparator + Files.readString(cp).trim();
     }
 
-    static void awaitHealthy(ManagedProcess p, int port) throws Exception {
+    public static void awaitHealthy(ManagedProcess p, int port) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** A child JVM whose output goes to a log file, stopped with SIGTERM and then SIGKILL, or killed outright. */
-final class ManagedProcess implements AutoCloseable {
+public final class ManagedProcess implements AutoCloseable {
     private final String name;
     private final Process process;
     private final Path log;
@@ -20,7 +20,7 @@ final class ManagedProcess implements AutoCloseable {
         this.log = log;
     }
 
-    static ManagedProcess java(String name, String classpath, String mainClass, List<String> jvmArgs,
+    public static ManagedProcess java(String name, String classpath, String mainClass, List<String> jvmArgs,
                                List<String> args, Map<String, String> env, Path logDir) throws IOException {
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new java.util.ArrayList<>();
@@ -36,24 +36,24 @@ final class ManagedProcess implements AutoCloseable {
         return new ManagedProcess(name, pb.start(), log);
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
     /** Waits for the process to exit by itself; returns its exit code, or throws on timeout. */
-    int await(Duration timeout) throws InterruptedException {
+    public int await(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException(name + " did not finish within " + timeout + "; see " + log);
         }
@@ -61,7 +61,7 @@ final class ManagedProcess implements AutoCloseable {
     }
 
     /** Waits until the log contains a line, or fails if the process dies or time runs out. */
-    void awaitLog(String marker, Duration timeout) throws IOException, InterruptedException {
+    public void awaitLog(String marker, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (Files.exists(log) && Files.readString(log).contains(marker)) {

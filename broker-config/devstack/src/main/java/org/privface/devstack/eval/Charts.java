@@ -14,40 +14,40 @@ import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /** Line charts with error bars, written as PNG with XChart. */
-final class Charts {
+public final class Charts {
     /**
      * One line; err may be null, dashed draws it as a dashed line (e.g. a theoretical curve), color
      * null takes the theme's next colour.
      */
-    record Series(String name, double[] x, double[] y, double[] err, boolean dashed, Color color) {
-        Series(String name, double[] x, double[] y, double[] err) {
+    public record Series(String name, double[] x, double[] y, double[] err, boolean dashed, Color color) {
+        public Series(String name, double[] x, double[] y, double[] err) {
             this(name, x, y, err, false, null);
         }
     }
 
     /** A y axis: fixed bounds (null = fitted to the data) and linear or logarithmic. */
-    record YAxis(Double min, Double max, boolean log) {
-        static final YAxis UNIT = new YAxis(0.0, 1.0, false);
-        static final YAxis AUTO = new YAxis(null, null, false);
-        static final YAxis LOG = new YAxis(null, null, true);
+    public record YAxis(Double min, Double max, boolean log) {
+        public static final YAxis UNIT = new YAxis(0.0, 1.0, false);
+        public static final YAxis AUTO = new YAxis(null, null, false);
+        public static final YAxis LOG = new YAxis(null, null, true);
     }
 
     private Charts() {
     }
 
     /** A chart whose y axis is [0, 1] (scores), legend inside at the bottom right. */
-    static void line(Path png, String title, String xTitle, String yTitle, boolean logX, List<Series> series)
+    public static void line(Path png, String title, String xTitle, String yTitle, boolean logX, List<Series> series)
             throws IOException {
         line(png, title, xTitle, yTitle, logX, YAxis.UNIT, Styler.LegendPosition.InsideSE, series);
     }
 
-    static void line(Path png, String title, String xTitle, String yTitle, boolean logX, YAxis y,
+    public static void line(Path png, String title, String xTitle, String yTitle, boolean logX, YAxis y,
                      Styler.LegendPosition legend, List<Series> series) throws IOException {
         line(png, title, xTitle, yTitle, logX, y, legend, 900, 560, series);
     }
 
     /** As above, at the given size in pixels (for charts with many series in the legend). */
-    static void line(Path png, String title, String xTitle, String yTitle, boolean logX, YAxis y,
+    public static void line(Path png, String title, String xTitle, String yTitle, boolean logX, YAxis y,
                      Styler.LegendPosition legend, int width, int height, List<Series> series) throws IOException {
         System.setProperty("java.awt.headless", "true");
         XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(xTitle)

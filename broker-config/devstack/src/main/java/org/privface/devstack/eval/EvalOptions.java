@@ -5,11 +5,11 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** "--name value" options over defaults, shared by the evaluation harnesses. */
-final class EvalOptions {
+public final class EvalOptions {
     private EvalOptions() {
     }
 
-    static Map<String, String> parse(Map<String, String> defaults, String[] args) {
+    public static Map<String, String> parse(Map<String, String> defaults, String[] args) {
         Map<String, String> opt = new HashMap<>(defaults);
         // Maven passes -Deval.args="--sets lfw5 --seeds 1" as one argument.
         String[] words = Arrays.stream(args).flatMap(a -> Arrays.stream(a.trim().split("\\s+"))).filter(a -> !a.isEmpty())

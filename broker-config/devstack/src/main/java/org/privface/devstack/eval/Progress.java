@@ -3,18 +3,18 @@ package org.privface.devstack.eval;
 import java.io.PrintStream;
 
 /** A one-line text progress bar with an ETA, redrawn in place on a terminal. */
-final class Progress {
+public final class Progress {
     private final PrintStream out;
     private final int total;
     private final long start = System.nanoTime();
     private int done;
 
-    Progress(PrintStream out, int total) {
+    public Progress(PrintStream out, int total) {
         this.out = out;
         this.total = total;
     }
 
-    synchronized void step(String what) {
+    public synchronized void step(String what) {
         done++;
         int width = 30;
         int filled = (int) Math.round(width * done / (double) total);
