@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.UUID;
 
 /**
  * A real Apache Kafka 4.x broker in its own JVM, from the jars that broker-config/server resolves,
@@ -111,8 +110,9 @@ public final class KafkaServerProcess implements AutoCloseable {
         if (sasl != null) {
             restrictToOwner(config); // it holds the admin's password
         }
-        String clusterId = UUID.randomUUID().toString();
-        clusterId = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(uuidBytes(clusterId));
+        // Kafka's own generator: its ids never start with '-', which kafka-storage would read as an option
+        // (a plain URL-safe Base64 UUID does 1 time in 64, and the format fails).
+        String clusterId = org.apache.kafka.common.Uuid.randomUuid().toString();
         try (ManagedProcess format = ManagedProcess.java("kafka-format", classpath, "kafka.tools.StorageTool", JVM,
                 formatArgs(clusterId, config, sasl), Map.of(), workDir)) {
             if (format.await(Duration.ofSeconds(60)) != 0) {
@@ -197,11 +197,6 @@ public final class KafkaServerProcess implements AutoCloseable {
 
     synchronized boolean running() {
         return process != null && process.alive();
-    }
-
-    private static byte[] uuidBytes(String uuid) {
-        UUID u = UUID.fromString(uuid);
-        return java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
     }
 
     public static int freePort() throws IOException {

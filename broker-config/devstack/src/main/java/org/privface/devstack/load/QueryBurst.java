@@ -153,6 +153,9 @@ public final class QueryBurst {
             long deadline = start + timeout.toNanos();
             producer.start();
             double cpuBefore = ProcessProbe.cpuSeconds(stack.recognizer.pid());
+            double brokerCpuBefore = ProcessProbe.cpuSeconds(stack.kafka.pid());
+            double harnessCpuBefore = ProcessProbe.cpuSeconds(ProcessHandle.current().pid());
+            double[] machineBefore = ProcessProbe.machineSeconds();
             long lastProgress = System.nanoTime();
             long lastResults = 0;
             long lastAcked = 0;
@@ -161,6 +164,8 @@ public final class QueryBurst {
             double lastResultAt = Double.NaN;
             double firstResultAt = Double.NaN;
             double lagZeroAt = Double.NaN;
+            double producedAtT = Double.NaN;
+            long resultsWhenProduced = 0;
             List<Double> allLatency = new ArrayList<>();
             for (int s = 1; System.nanoTime() < deadline; s++) {
                 long due = start + s * sampleMs * 1_000_000L;
@@ -179,6 +184,10 @@ public final class QueryBurst {
                 long results = follower.results.size();
                 if (results > 0 && Double.isNaN(firstResultAt)) {
                     firstResultAt = t;
+                }
+                if (Double.isNaN(producedAtT) && acked.get() + failed.get() >= records) {
+                    producedAtT = t;
+                    resultsWhenProduced = results;
                 }
                 if (results > lastResults) {
                     lastResultAt = t;
@@ -205,6 +214,20 @@ public final class QueryBurst {
                 row.put("recognizer_rss_mib", ProcessProbe.rssBytes(stack.recognizer.pid()) / MIB);
                 row.put("recognizer_heap_after_gc_min_mib", h.minAfter() / MIB);
                 row.put("recognizer_gc_pause_max_ms", h.maxPauseMillis());
+                double brokerCpu = ProcessProbe.cpuSeconds(stack.kafka.pid());
+                double harnessCpu = ProcessProbe.cpuSeconds(ProcessHandle.current().pid());
+                double[] machine = ProcessProbe.machineSeconds();
+                double busy = machine[0] - machineBefore[0];
+                double total = machine[1] - machineBefore[1];
+                row.put("broker_cpu_pct", 100 * (brokerCpu - brokerCpuBefore) / interval);
+                row.put("harness_cpu_pct", 100 * (harnessCpu - harnessCpuBefore) / interval);
+                row.put("machine_busy_pct", 100 * busy / total);
+                // CPU spent on anything but this run's processes (other jobs), as a share of the machine.
+                row.put("others_pct", 100 * Math.max(0, busy - (cpu - cpuBefore) - (brokerCpu - brokerCpuBefore)
+                        - (harnessCpu - harnessCpuBefore)) / total);
+                machineBefore = machine;
+                brokerCpuBefore = brokerCpu;
+                harnessCpuBefore = harnessCpu;
                 table.add(row);
                 cpuBefore = cpu;
                 lastResults = results;
@@ -246,6 +269,9 @@ public final class QueryBurst {
                             + "%.1f s: %.0f results/s from the burst's start to the last answer, peak %.0f/s in one %.1f s sample",
                     follower.results.size(), follower.resultCopies.get(), firstResultAt, lastResultAt,
                     follower.results.size() / lastResultAt, peakRate, sampleMs / 1000.0));
+            report.add(String.format(Locale.ROOT, "drain     once every query was on the topic (%.1f s, %d answered), the rest "
+                            + "were answered at %.0f results/s", producedAtT, resultsWhenProduced,
+                    (follower.results.size() - resultsWhenProduced) / (lastResultAt - producedAtT)));
             report.add(String.format(Locale.ROOT, "lag       peak %d records at %.1f s; every query answered and committed "
                     + "(lag 0) at %.1f s", peakLag, peakLagAt, lagZeroAt));
             report.add(String.format(Locale.ROOT, "latency   capture (send) to recognizedAt over all results: p50 %.0f ms, p99 %.0f ms, "
@@ -258,10 +284,12 @@ public final class QueryBurst {
                     follower.unreadable.get()));
             report.add(String.format(Locale.ROOT, "lost      %d of %d sent queries without a result: %s", lost, records,
                     ok ? "PASS" : "FAIL"));
-            report.add(String.format(Locale.ROOT, "recognizer resources: CPU %.0f%% of a core on average while answering, RSS "
-                            + "peak %.0f MiB; %.1f min in all", mean(table.column("recognizer_cpu_pct")),
+            report.add(String.format(Locale.ROOT, "resources CPU on average (100%% = one core): recognizer %.0f%%, broker %.0f%%, "
+                            + "harness (producer, reader) %.0f%%; recognizer RSS peak %.0f MiB; machine busy %.0f%% of which other "
+                            + "jobs %.0f%%; %.1f min in all", mean(table.column("recognizer_cpu_pct")),
+                    mean(table.column("broker_cpu_pct")), mean(table.column("harness_cpu_pct")),
                     java.util.Arrays.stream(table.column("recognizer_rss_mib")).filter(Double::isFinite).max().orElse(Double.NaN),
-                    seconds(t0) / 60));
+                    mean(table.column("machine_busy_pct")), mean(table.column("others_pct")), seconds(t0) / 60));
             System.out.println();
             System.out.println("=== query burst " + (ok ? "PASSED" : "FAILED") + " ===");
             report.forEach(System.out::println);

@@ -264,7 +264,8 @@ public final class Soak {
                 if (!rp.empty()) {
                     recognizerBefore = rp;
                 }
-                row.put("recognizer_lag", (double) safeLag(stack, queryTopics));
+                long lag = safeLag(stack, queryTopics);
+                row.put("recognizer_lag", lag < 0 ? Double.NaN : lag);
                 double bcpu = ProcessProbe.cpuSeconds(stack.kafka.pid());
                 row.put("broker_rss_mib", ProcessProbe.rssBytes(stack.kafka.pid()) / MIB);
                 row.put("broker_cpu_pct", 100 * (bcpu - brokerCpuBefore) / interval);
