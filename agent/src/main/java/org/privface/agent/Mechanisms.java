@@ -59,15 +59,19 @@ final class Mechanisms {
     FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease, double muPerRelease) {
         double mu = p.mechanism() != Mechanism.GAUSSIAN ? Double.NaN
                 : Double.isNaN(muPerRelease) ? MuGdp.muFor(epsilonPerRelease, MuGdp.DEFAULT_DELTA) : muPerRelease;
-        String key = p.mechanism() + "/" + p.mode() + "/" + epsilonPerRelease + "/" + mu + "/" + p.imageRelease();
+        // FISHER's basis follows the policy's nominal ε per release, not this release's ε: enrollment
+        // (at the track's ε) and every query of a policy must land in one feature space, or the
+        // queries wait for a model that is never trained.
+        FisherMechanism.Preset preset = FisherMechanism.Preset.forEpsilon(p.budgetPolicy().epsilonPerRelease(p.epsilon()));
+        String key = p.mechanism() + "/" + p.mode() + "/" + epsilonPerRelease + "/" + mu + "/" + p.imageRelease()
+                + (p.mechanism() == Mechanism.FISHER ? "/" + preset : "");
         return cache.computeIfAbsent(key, k -> switch (p.mechanism()) {
             case PEEP -> new PeepMechanism(peepBasis(), SensitivityMode.fromWireName(p.mode()), epsilonPerRelease, laplace);
             case RDP -> new RdpFaceMechanism(new RdpMechanism(rdpBasis(), RdpMode.parse(p.mode()), epsilonPerRelease, laplace),
                     p.imageRelease());
             // φ = the largest eigenvalue: Δ = τ/√λ₁ and every coordinate's noise is at most τ/μ (docs/mechanisms.md).
             case GAUSSIAN -> new GaussianMechanism(peepBasis(), mu, peepBasis().eigenvalues()[0], gaussian);
-            case FISHER -> new FisherMechanism(fisherBasis(FisherMechanism.Preset.forEpsilon(epsilonPerRelease)),
-                    epsilonPerRelease, laplace);
+            case FISHER -> new FisherMechanism(fisherBasis(preset), epsilonPerRelease, laplace);
         });
     }
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.privface.agent.capture.Frame;
 import org.privface.agent.capture.FrameSource;
+import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
 import org.privface.agent.policy.AuditLog;
 import org.privface.agent.policy.Mechanism;
@@ -153,5 +154,28 @@ class CameraWorkerTest {
             double muTrack = org.privface.agent.privacy.gdp.MuGdp.muFor(8, 1e-5);
             assertTrue(Math.sqrt(muSquares) <= muTrack * (1 + 1e-9), "sqrt(sum mu^2) within the track's mu");
         }
+    }
+
+    /**
+     * FISHER picks its basis by ε band. With a budget that splits the track's ε, enrollment (at the
+     * track's ε) and queries (at the per-release ε) must still share one basis, or no query is ever
+     * answered: ε 40 per track with max-k:k=2 releases at 20, another band (k = 3, not 4).
+     */
+    @Test
+    void fisherEnrollmentAndQueriesShareOneBasisWhenTheBudgetSplitsEpsilon(@TempDir Path dir) {
+        AgentSettings s = new AgentSettings();
+        s.setSiteId("workertest");
+        s.setEnrollFolder(AgentPipelineTest.synthetic().resolve("enroll"));
+        s.setDataDir(dir);
+        FaceDetector detector = new FaceDetector(s.getCascade(), s.getScaleFactor(), s.getMinNeighbors(), s.getMinFaceSize());
+        Mechanisms mechanisms = new Mechanisms(s, detector);
+        SitePolicy policy = new SitePolicy(Mechanism.FISHER, "l1-clip", 40, "max-k:k=2,every=1", Duration.ofMinutes(10), false);
+        double perRelease = policy.budgetPolicy().epsilonPerRelease(policy.epsilon());
+        assertEquals(20, perRelease, 1e-12);
+        double[] face = new double[FaceCrops.Shape.PEEP.width() * FaceCrops.Shape.PEEP.height()];
+        java.util.Arrays.fill(face, 0.5);
+        String enrollBasis = mechanisms.forRelease(policy, policy.epsilon()).perturb(face).basisId();
+        String queryBasis = mechanisms.forRelease(policy, perRelease).perturb(face).basisId();
+        assertEquals(enrollBasis, queryBasis);
     }
 }
