@@ -36,7 +36,7 @@ import org.privface.agent.detect.OpenCv;
  * exception, and no native crash (which would take the test JVM down).
  *
  * <p>In a normal build Jazzer replays the corpus in test-data/fuzz/image (regression mode);
- * {@code JAZZER_FUZZ=1} runs a campaign (docs/reliability-fuzzing.md).
+ * {@code JAZZER_FUZZ=1} runs a campaign (docs/reliability.md, Fuzzing).
  */
 class ImageDecoderFuzzTest {
     static final Path ROOT = Path.of(System.getProperty("privface.root", ".."));

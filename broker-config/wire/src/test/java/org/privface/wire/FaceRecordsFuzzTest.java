@@ -31,7 +31,7 @@ import org.privface.wire.topics.Topics;
  * OutOfMemoryError, no hang).
  *
  * <p>In a normal build Jazzer replays the corpus in test-data/fuzz/face-record (regression mode);
- * {@code JAZZER_FUZZ=1} runs a campaign (docs/reliability-fuzzing.md).
+ * {@code JAZZER_FUZZ=1} runs a campaign (docs/reliability.md, Fuzzing).
  */
 class FaceRecordsFuzzTest {
     static final Path CORPUS = Path.of(System.getProperty("privface.root", "../..")).resolve("test-data/fuzz/face-record");
