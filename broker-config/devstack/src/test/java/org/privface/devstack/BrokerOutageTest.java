@@ -1,10 +1,13 @@
 package org.privface.devstack;
 
+import static org.privface.devstack.FaultKit.awaitStable;
+import static org.privface.devstack.FaultKit.awaitTrue;
+import static org.privface.devstack.FaultKit.deleteRecursively;
+import static org.privface.devstack.FaultKit.keepLogs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
@@ -19,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -28,8 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -45,7 +45,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.privface.agent.AgentPipeline;
 import org.privface.agent.publish.DiskSpool;
 import org.privface.wire.FaceRecords;
@@ -321,55 +320,9 @@ class BrokerOutageTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("no " + what + " within " + timeout);
-            }
-            Thread.sleep(50);
-        }
-    }
 
-    /** Waits until a counter stops changing for 1.5 s. */
-    private static void awaitStable(String what, Duration timeout, java.util.function.LongSupplier counter)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long last = counter.getAsLong();
-        long since = System.nanoTime();
-        while (System.nanoTime() - since < 1_500_000_000L) {
-            if (System.nanoTime() > deadline) {
-                fail(what + " still changing after " + timeout);
-            }
-            Thread.sleep(100);
-            long now = counter.getAsLong();
-            if (now != last) {
-                last = now;
-                since = System.nanoTime();
-            }
-        }
-    }
 
-    /** The broker's logs (one per start) and the agent's ledger, for a failed run. */
-    private static void keepLogs(Path work, Path into) {
-        try (Stream<Path> s = Files.list(work)) {
-            Files.createDirectories(into);
-            for (Path p : s.filter(p -> p.toString().endsWith(".log") || p.toString().endsWith(".csv")).toList()) {
-                Files.copy(p, into.resolve(p.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            }
-            System.out.println("broker outage: logs kept in " + into);
-        } catch (IOException e) {
-            System.out.println("broker outage: could not keep the logs: " + e);
-        }
-    }
 
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // a temporary directory: best effort
-        }
-    }
 
     /**
      * The devstack classpath also carries the recognizer (for the evaluations), whose beans would

@@ -1,5 +1,7 @@
 package org.privface.devstack;
 
+import static org.privface.devstack.FaultKit.deleteRecursively;
+import static org.privface.devstack.FaultKit.keepLogs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -13,7 +15,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -26,7 +27,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
@@ -54,7 +54,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.privface.agent.AgentPipeline;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.RecognitionResult;
@@ -462,23 +461,5 @@ class MultiSiteSecurityTest {
         return (System.nanoTime() - t0) / 1e9;
     }
 
-    private static void keepLogs(Path work, Path into) {
-        try (Stream<Path> s = Files.list(work)) {
-            Files.createDirectories(into);
-            for (Path p : s.filter(p -> p.toString().endsWith(".log") || p.toString().endsWith(".csv")).toList()) {
-                Files.copy(p, into.resolve(p.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            }
-            System.out.println("multi-site security: logs kept in " + into);
-        } catch (Exception e) {
-            System.out.println("multi-site security: could not keep the logs: " + e);
-        }
-    }
 
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (Exception e) {
-            // a temporary directory: best effort
-        }
-    }
 }

@@ -1,5 +1,7 @@
 package org.privface.devstack;
 
+import static org.privface.devstack.FaultKit.deleteRecursively;
+import static org.privface.devstack.FaultKit.keepLogs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -33,7 +35,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.opencv.core.CvType;
 import org.opencv.core.Mat;
 import org.opencv.core.Rect;
@@ -404,23 +405,5 @@ class PrivacyAuditTest {
         }
     }
 
-    private static void keepLogs(Path work, Path into) {
-        try (Stream<Path> s = Files.list(work)) {
-            Files.createDirectories(into);
-            for (Path p : s.filter(p -> p.toString().endsWith(".log") || p.toString().endsWith(".csv")).toList()) {
-                Files.copy(p, into.resolve(p.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            }
-            System.out.println("privacy audit: logs kept in " + into);
-        } catch (Exception e) {
-            System.out.println("privacy audit: could not keep the logs: " + e);
-        }
-    }
 
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (Exception e) {
-            // a temporary directory: best effort
-        }
-    }
 }
