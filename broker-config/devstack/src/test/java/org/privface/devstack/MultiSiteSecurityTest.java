@@ -54,6 +54,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.privface.agent.AgentPipeline;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.RecognitionResult;
