@@ -58,13 +58,7 @@ class EndToEndTest {
 
     @AfterAll
     void stop() {
-        for (int i = running.size() - 1; i >= 0; i--) {
-            try {
-                running.get(i).close();
-            } catch (Exception e) {
-                // keep stopping the rest
-            }
-        }
+        FaultKit.closeAll(running);
     }
 
     @Test

@@ -171,6 +171,18 @@ final class FaultKit {
         return (System.nanoTime() - sinceNanos) / 1e9;
     }
 
+    /** Closes what a test started, last started first, going on past failures. */
+    static void closeAll(List<AutoCloseable> running) {
+        for (int i = running.size() - 1; i >= 0; i--) {
+            try {
+                running.get(i).close();
+            } catch (Exception e) {
+                // keep stopping the rest
+            }
+        }
+        running.clear();
+    }
+
     /** The logs (*.log, *.csv) of a failed run, kept for reading. */
     static void keepLogs(Path work, Path into) {
         try (Stream<Path> s = Files.list(work)) {
