@@ -3,7 +3,6 @@ package org.privface.agent.privacy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Locale;
@@ -49,14 +48,7 @@ class StochasticPrivacyTest {
     }
 
     static SecureRandom seeded(long seed) {
-        try {
-            // SHA1PRNG seeded before first use is deterministic; production keeps the OS-seeded DRBG.
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(seed);
-            return r;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return SeededRandom.of(seed);
     }
 
     // ---- SecureLaplace: addNoise (PEEP, Fisher) and addNoiseScaled (RDP) ----

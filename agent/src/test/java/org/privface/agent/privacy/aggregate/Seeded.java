@@ -1,6 +1,5 @@
 package org.privface.agent.privacy.aggregate;
 
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Random;
 
@@ -10,13 +9,7 @@ final class Seeded {
     }
 
     static SecureRandom secure(long seed) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(seed);
-            return r;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return org.privface.agent.privacy.SeededRandom.of(seed);
     }
 
     /** A uniform point of S^{d-1}, from test-data randomness. */

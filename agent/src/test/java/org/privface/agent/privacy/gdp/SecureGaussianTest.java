@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.function.LongSupplier;
@@ -15,13 +14,7 @@ import org.junit.jupiter.api.Test;
 class SecureGaussianTest {
 
     static SecureRandom seededRandom(long seed) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(seed);
-            return r;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return org.privface.agent.privacy.SeededRandom.of(seed);
     }
 
     static SecureGaussian seeded(long seed) {
