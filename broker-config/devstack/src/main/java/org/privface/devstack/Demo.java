@@ -145,24 +145,16 @@ public final class Demo {
         }
 
         Map<String, String> env = Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
-        String operator = opt.get("--operator");
         String password = opt.get("--password");
         if (password == null || password.isEmpty()) {
             password = System.getenv().getOrDefault("PRIVFACE_CONSOLE_PASSWORD", "");
         }
-        if (password.isEmpty()) {
-            byte[] b = new byte[12];
-            new java.security.SecureRandom().nextBytes(b);
-            password = java.util.HexFormat.of().formatHex(b);
-        }
-        Path operators = work.resolve("operators");
-        Files.writeString(operators, operator + ":"
-                + org.privface.recognizer.console.PasswordHash.hash(password.toCharArray()) + "\n");
+        OperatorLogin login = OperatorLogin.create(work, opt.get("--operator"), password);
         int recognizerPort = KafkaServerProcess.freePort();
         ManagedProcess recognizer = ManagedProcess.java("recognizer", classpath(root, "recognizer"),
                 "org.privface.recognizer.Application",
                 List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort,
-                        "-Drecognizer.console.operators-file=" + operators,
+                        login.recognizerOption(),
                         "-Drecognizer.console.sample-interval=2s",
                         "-Drecognizer.console.audit-file=" + work.resolve("console-audit.jsonl"),
                         // PyTorch's spinning OpenMP pool slows training 5-10x when it shares cores.
@@ -224,7 +216,8 @@ public final class Demo {
         }
         int majority = perPerson.values().stream().max(Integer::compare).orElse(0);
         return new Outcome(originOf, published, results, correct, perPerson.size(), majority, basisFile,
-                new Stack(bootstrap, recognizerPort, operator, password, split.enroll(), split.query(), basisFile, SITE));
+                new Stack(bootstrap, recognizerPort, login.operator(), login.password(), split.enroll(), split.query(), basisFile,
+                        SITE));
     }
 
     /**

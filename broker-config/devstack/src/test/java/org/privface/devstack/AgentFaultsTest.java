@@ -486,7 +486,7 @@ class AgentFaultsTest {
         ApplicationContext ctx = ApplicationContext.builder()
                 .classLoader(new BrokerOutageTest.HidingClassLoader(AgentFaultsTest.class.getClassLoader(),
                         org.privface.recognizer.Application.class))
-                .properties(props)
+                .properties(BrokerOutageTest.HidingClassLoader.agentAlone(props))
                 .start();
         ctx.getBean(EmbeddedServer.class).start(); // its ServerStartupEvent starts the pipeline
         return ctx;

@@ -130,7 +130,7 @@ class BrokerOutageTest {
             ctx = ApplicationContext.builder()
                     .classLoader(new HidingClassLoader(BrokerOutageTest.class.getClassLoader(),
                             org.privface.recognizer.Application.class))
-                    .properties(props)
+                    .properties(HidingClassLoader.agentAlone(props))
                     .start();
             assertFalse(ctx.containsBean(org.privface.recognizer.ingest.QueryWorker.class),
                     "the recognizer's beans stay out of the agent's context");
@@ -334,6 +334,16 @@ class BrokerOutageTest {
      */
     static final class HidingClassLoader extends ClassLoader {
         private final String hidden;
+
+        /**
+         * The agent's properties, plus security off: the recognizer's micronaut-security jars are on
+         * this test classpath, and the agent, which never ships them, checks its own bearer token.
+         */
+        static Map<String, Object> agentAlone(Map<String, Object> props) {
+            Map<String, Object> m = new HashMap<>(props);
+            m.put("micronaut.security.enabled", false);
+            return m;
+        }
 
         HidingClassLoader(ClassLoader parent, Class<?> fromHiddenModule) {
             super(parent);

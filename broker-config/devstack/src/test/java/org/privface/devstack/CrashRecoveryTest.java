@@ -348,9 +348,10 @@ class CrashRecoveryTest {
             Demo.awaitHealthy(rec, port);
             double up1 = seconds(t0);
             String base1 = "http://127.0.0.1:" + port;
+            String auth1 = recognizerToken(port);
             long[] epochAtKill = {0, 0};
             awaitTrue("recognizer-1 in training", Duration.ofSeconds(60), quietly(() -> {
-                Map<String, Object> t = json(base1 + "/models/training", null);
+                Map<String, Object> t = json(base1 + "/models/training", auth1);
                 epochAtKill[0] = t.get("epoch") instanceof Number n ? n.longValue() : 0;
                 epochAtKill[1] = t.get("epochs") instanceof Number n ? n.longValue() : 0;
                 return Boolean.TRUE.equals(t.get("running")) && epochAtKill[0] >= 2;
@@ -413,7 +414,7 @@ class CrashRecoveryTest {
             rec = startRecognizer("recognizer-3", port, models);
             Demo.awaitHealthy(rec, port);
             String base3 = "http://127.0.0.1:" + port;
-            List<Map<String, Object>> served = FaultKit.jsonList(base3 + "/models");
+            List<Map<String, Object>> served = FaultKit.jsonList(base3 + "/models", recognizerToken(port));
             assertEquals(1, served.size(), "one model served right after the restart: " + served);
             assertEquals(trained, served.get(0).get("version"), "the stored model is served, not retrained");
             assertTrue(Files.readString(rec.log()).contains("loaded model " + trained), "recognizer-3 loaded " + trained);
@@ -473,8 +474,11 @@ class CrashRecoveryTest {
     }
 
     private ManagedProcess startRecognizer(String name, int port, Path models) throws Exception {
+        if (operator == null) {
+            operator = OperatorLogin.create(work);
+        }
         return ManagedProcess.java(name, Demo.classpath(root, "recognizer"), "org.privface.recognizer.Application",
-                List.of("-Xmx768m", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + port,
+                List.of("-Xmx768m", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + port, operator.recognizerOption(),
                         "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
                         "-Drecognizer.model-dir=" + models,
                         "-Drecognizer.instance-id=" + name,
@@ -485,6 +489,19 @@ class CrashRecoveryTest {
                         "-Dkafka.session.timeout.ms=6000",
                         "-Dkafka.heartbeat.interval.ms=1000"),
                 List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "OMP_WAIT_POLICY", "PASSIVE"), work);
+    }
+
+    private OperatorLogin operator;
+    private String token;
+    private int tokenPort;
+
+    /** An operator's token for the recognizer's API (a restarted recognizer keeps the operators file). */
+    private String recognizerToken(int port) throws Exception {
+        if (token == null || tokenPort != port) {
+            token = operator.token(port);
+            tokenPort = port;
+        }
+        return token;
     }
 
     /** Finished versions in the model directory (a version folder with its metadata), any key. */

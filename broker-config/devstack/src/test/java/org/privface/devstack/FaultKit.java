@@ -62,11 +62,14 @@ final class FaultKit {
         return JSON.readValue(r.body(), Map.class);
     }
 
-    /** GET; the body parsed as a JSON array of objects. */
+    /** GET with an optional bearer token; the body parsed as a JSON array of objects. */
     @SuppressWarnings("unchecked")
-    static List<Map<String, Object>> jsonList(String url) throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+    static List<Map<String, Object>> jsonList(String url, String token) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IOException("GET " + url + ": " + r.statusCode() + " " + r.body());
         }

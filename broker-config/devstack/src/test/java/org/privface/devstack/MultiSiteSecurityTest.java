@@ -174,7 +174,7 @@ class MultiSiteSecurityTest {
                 ApplicationContext ctx = ApplicationContext.builder()
                         .classLoader(new BrokerOutageTest.HidingClassLoader(MultiSiteSecurityTest.class.getClassLoader(),
                                 org.privface.recognizer.Application.class))
-                        .properties(agentProperties(site, bootstrap, passwords, synthetic, work, ledgers.get(site)))
+                        .properties(BrokerOutageTest.HidingClassLoader.agentAlone(agentProperties(site, bootstrap, passwords, synthetic, work, ledgers.get(site))))
                         .start();
                 agents.add(ctx);
                 ctx.getBean(EmbeddedServer.class).start(); // its ServerStartupEvent starts the pipeline

@@ -154,7 +154,7 @@ class PrivacyAuditTest {
             ctx = ApplicationContext.builder()
                     .classLoader(new BrokerOutageTest.HidingClassLoader(PrivacyAuditTest.class.getClassLoader(),
                             org.privface.recognizer.Application.class))
-                    .properties(props)
+                    .properties(BrokerOutageTest.HidingClassLoader.agentAlone(props))
                     .start();
             ctx.getBean(EmbeddedServer.class).start(); // its ServerStartupEvent starts the pipeline
             AgentPipeline pipeline = ctx.getBean(AgentPipeline.class);

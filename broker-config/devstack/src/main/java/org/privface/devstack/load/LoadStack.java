@@ -63,17 +63,28 @@ final class LoadStack implements AutoCloseable {
         return kafka.bootstrapServers();
     }
 
+    private org.privface.devstack.OperatorLogin operator;
+    private String recognizerToken;
+
     /** Starts the recognizer as in the demo (its own JVM, one PyTorch thread), with a GC log, and waits until healthy. */
     void startRecognizer(String heap) throws Exception {
         recognizerPort = KafkaServerProcess.freePort();
         Path gc = work.resolve("gc-recognizer.log");
+        operator = org.privface.devstack.OperatorLogin.create(work);
         recognizer = ManagedProcess.java("recognizer", Demo.classpath(root, "recognizer"), "org.privface.recognizer.Application",
                 List.of("-Xmx" + heap, GcLog.option(gc), "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort,
+                        operator.recognizerOption(),
                         "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1"),
                 List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap(), "OMP_WAIT_POLICY", "PASSIVE"), work);
         running.add(recognizer);
         recognizerGc = new GcLog(gc);
         Demo.awaitHealthy(recognizer, recognizerPort);
+        recognizerToken = operator.token(recognizerPort);
+    }
+
+    /** Bearer token of an operator of the recognizer, for its API. */
+    String recognizerToken() {
+        return recognizerToken;
     }
 
     /** Adds a process or feed to stop at {@link #close()} (in reverse order). */

@@ -116,7 +116,7 @@ public final class QueryBurst {
                 }
             }
             CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-            awaitModel(stack.recognizerPort, site, Duration.ofMinutes(3));
+            awaitModel(stack.recognizerPort, stack.recognizerToken(), site, Duration.ofMinutes(3));
             System.out.printf("query burst: %d enrollments published, model trained (%.0f s)%n", acks.size(), seconds(t0));
 
             // 2. The queries, built before the clock starts; each is stamped with its send time.
@@ -328,12 +328,13 @@ public final class QueryBurst {
     }
 
     /** Waits until GET /models lists a model of the site. */
-    private static void awaitModel(int port, String site, Duration timeout) throws Exception {
+    private static void awaitModel(int port, String token, String site, Duration timeout) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/models"))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                    .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() == 200 && r.body().contains("\"site\":\"" + site + "\"")) {
                 return;
             }
