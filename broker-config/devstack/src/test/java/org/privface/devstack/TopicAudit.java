@@ -286,10 +286,10 @@ final class TopicAudit {
     // ------------------------------------------------------------------ JSON
 
     /** A JSON shape: an object's allowed keys, each with its own shape (LEAF for a scalar). */
-    private record Shape(Map<String, Shape> keys, Shape anyKey) {
+    private record Shape(Map<String, Shape> keys, Shape anyKey, Shape items) {
     }
 
-    private static final Shape LEAF = new Shape(null, null);
+    private static final Shape LEAF = new Shape(null, null, null);
 
     /** Keys in order; a key followed by a Shape has that shape, any other key is a scalar. */
     private static Shape obj(Object... items) {
@@ -303,12 +303,23 @@ final class TopicAudit {
                 m.put(k, LEAF);
             }
         }
-        return new Shape(m, null);
+        return new Shape(m, null, null);
     }
 
     private static Shape anyKey(Shape each) {
-        return new Shape(null, each);
+        return new Shape(null, each, null);
     }
+
+    /** A JSON array, each element of the shape given (at most MAX_JSON_ARRAY of them). */
+    private static Shape listOf(Shape each) {
+        return new Shape(null, null, each);
+    }
+
+    private static final int MAX_JSON_ARRAY = 64;
+
+    /** One policy change as a gateway reports it (agent's GatewayState.change). */
+    private static final Shape CHANGE = obj("at", "source", "principal", "outcome", "epsilonRequested", "epsilonApplied",
+            "version", "reason");
 
     /** An operator's policy change (agent's PolicyOverride). */
     private static final Shape CONTROL = obj("mechanism", "mode", "epsilon", "budget", "window", "imageRelease");
@@ -317,8 +328,11 @@ final class TopicAudit {
     private static final Shape STATUS = obj("gateway", "site", "at", "startedAt", "policyVersion",
             "policy", obj("mechanism", "mode", "epsilonPerTrack", "budget", "epsilonPerRelease", "window", "imageRelease"),
             "floor", obj("epsilonMin", "epsilonMax"),
-            "lastChange", obj("at", "source", "outcome", "epsilonApplied", "reason"),
-            "uplink", obj("spoolDepth", "spoolBytes", "spoolDropped", "acknowledged", "deliveryFailures", "brokerHealthy"),
+            "lastChange", CHANGE,
+            "recentChanges", listOf(CHANGE),
+            "uplink", obj("spoolDepth", "spoolBytes", "spoolDropped", "spoolDroppedByReason",
+                    obj("FULL", "EVICTED", "TOO_LARGE", "IO_ERROR", "CORRUPT"), "acknowledged", "deliveryFailures",
+                    "brokerHealthy"),
             "cameras", anyKey(obj("state", "since", "lastFrameAt", "reconnects", "lastError", "frames", "facesDetected",
                     "releases", "withheldByBudget", "droppedBySpool", "liveTracks", "epsilonSpent", "budgetPolicy")),
             "residentMemoryBytes");
@@ -349,6 +363,16 @@ final class TopicAudit {
                 base64(s, where + ": " + path);
             } else if (n.isNumber() && !Double.isFinite(n.asDouble())) {
                 problems.add(where + ": " + path + " is not finite");
+            }
+            return;
+        }
+        if (shape.items() != null) {
+            if (!n.isArray() || n.size() > MAX_JSON_ARRAY) {
+                problems.add(where + ": " + path + " is not an array of at most " + MAX_JSON_ARRAY);
+                return;
+            }
+            for (int i = 0; i < n.size(); i++) {
+                json(n.get(i), shape.items(), path + "[" + i + "]", where);
             }
             return;
         }
