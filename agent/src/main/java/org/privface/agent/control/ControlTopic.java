@@ -103,8 +103,9 @@ public final class ControlTopic implements AutoCloseable {
     }
 
     void apply(ConsumerRecord<String, byte[]> r) {
-        if (r.key() != null && !r.key().equals(site)) {
-            return; // another key on this topic: not addressed to this site's policy
+        if (!site.equals(r.key())) {
+            // Another key is not addressed to this site; a compacted topic refuses keyless records anyway.
+            return;
         }
         Header h = r.headers().lastHeader(OPERATOR_HEADER);
         String operator = h == null ? "unknown" : new String(h.value(), StandardCharsets.UTF_8).replaceAll("[^A-Za-z0-9._@-]", "_");
