@@ -140,7 +140,8 @@ final class MjpegFeed implements AutoCloseable {
             ex.getResponseHeaders().set("Content-Type", "multipart/x-mixed-replace;boundary=" + BOUNDARY);
             ex.getResponseHeaders().set("Cache-Control", "no-cache");
             ex.sendResponseHeaders(200, 0);
-            java.util.Random noise = new java.util.Random(gen);
+            // Deterministic junk bytes for the GARBAGE mode: a broken camera, nothing to do with privacy noise.
+            java.util.Random junkBytes = new java.util.Random(gen);
             boolean faulted = false;
             try (OutputStream out = ex.getResponseBody()) {
                 for (long i = 0; current(gen, start); i++) {
@@ -153,7 +154,7 @@ final class MjpegFeed implements AutoCloseable {
                     } else if (m == Mode.GARBAGE) {
                         faulted = true;
                         byte[] junk = new byte[4096];
-                        noise.nextBytes(junk);
+                        junkBytes.nextBytes(junk);
                         out.write(junk);
                         out.flush();
                     } else {
