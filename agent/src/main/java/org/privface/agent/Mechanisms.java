@@ -62,9 +62,9 @@ final class Mechanisms {
         // FISHER's basis follows the policy's nominal ε per release, not this release's ε: enrollment
         // (at the track's ε) and every query of a policy must land in one feature space, or the
         // queries wait for a model that is never trained.
-        FisherMechanism.Preset preset = FisherMechanism.Preset.forEpsilon(p.budgetPolicy().epsilonPerRelease(p.epsilon()));
-        String key = p.mechanism() + "/" + p.mode() + "/" + epsilonPerRelease + "/" + mu + "/" + p.imageRelease()
-                + (p.mechanism() == Mechanism.FISHER ? "/" + preset : "");
+        FisherMechanism.Preset preset = p.mechanism() != Mechanism.FISHER ? null
+                : FisherMechanism.Preset.forEpsilon(p.budgetPolicy().epsilonPerRelease(p.epsilon()));
+        String key = p.mechanism() + "/" + p.mode() + "/" + epsilonPerRelease + "/" + mu + "/" + p.imageRelease() + "/" + preset;
         return cache.computeIfAbsent(key, k -> switch (p.mechanism()) {
             case PEEP -> new PeepMechanism(peepBasis(), SensitivityMode.fromWireName(p.mode()), epsilonPerRelease, laplace);
             case RDP -> new RdpFaceMechanism(new RdpMechanism(rdpBasis(), RdpMode.parse(p.mode()), epsilonPerRelease, laplace),
