@@ -23,8 +23,10 @@ import jakarta.inject.Singleton;
 @Singleton
 public class Operators implements HttpRequestAuthenticationProvider<Object> {
     static final String ROLE = "operator";
-    /** A well-formed hash of a random password, checked when the name is unknown. */
-    private static final String DECOY = PasswordHash.hash(java.util.UUID.randomUUID().toString().toCharArray());
+    /** A well-formed hash of a random password, checked when the name is unknown; made on first use, not at start. */
+    private static final class Decoy {
+        static final String HASH = PasswordHash.hash(java.util.UUID.randomUUID().toString().toCharArray());
+    }
 
     private final Map<String, String> hashes = new LinkedHashMap<>();
 
@@ -73,7 +75,7 @@ public class Operators implements HttpRequestAuthenticationProvider<Object> {
             return AuthenticationResponse.failure(AuthenticationFailureReason.CREDENTIALS_DO_NOT_MATCH);
         }
         String stored = hashes.get(name);
-        boolean ok = PasswordHash.verify(secret.toCharArray(), stored == null ? DECOY : stored) && stored != null;
+        boolean ok = PasswordHash.verify(secret.toCharArray(), stored == null ? Decoy.HASH : stored) && stored != null;
         return ok ? AuthenticationResponse.success(name, List.of(ROLE))
                 : AuthenticationResponse.failure(AuthenticationFailureReason.CREDENTIALS_DO_NOT_MATCH);
     }
