@@ -234,7 +234,7 @@ class StochasticPrivacyTest {
         double deltaHat(double eps) {
             double worst = 0;
             for (double t = -4 * sigma; t <= 5 * sigma; t += 0.02 * sigma) {
-                worst = Math.max(worst, above(sortedB, t) - Math.exp(eps) * above(sortedA, t));
+                worst = Math.max(worst, EmpiricalTail.fractionAbove(sortedB, t) - Math.exp(eps) * EmpiricalTail.fractionAbove(sortedA, t));
             }
             return worst;
         }
@@ -249,8 +249,8 @@ class StochasticPrivacyTest {
         double muHat = 0;
         for (double t = -3 * sigma; t <= delta + 3 * sigma; t += 0.1 * sigma) {
             // Reject "input 0" when the output exceeds t: α = P[M(0) > t], β = P[M(Δ) ≤ t].
-            double alpha = above(a, t);
-            double beta = 1 - above(b, t);
+            double alpha = EmpiricalTail.fractionAbove(a, t);
+            double beta = 1 - EmpiricalTail.fractionAbove(b, t);
             if (alpha * N < MIN_COUNT || beta * N < MIN_COUNT || (1 - alpha) * N < MIN_COUNT || (1 - beta) * N < MIN_COUNT) {
                 continue;
             }
@@ -341,20 +341,6 @@ class StochasticPrivacyTest {
             }
         }
         return 0.5 * (lo + hi);
-    }
-
-    private static double above(double[] sorted, double t) {
-        int lo = 0;
-        int hi = sorted.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (sorted[mid] <= t) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return (double) (sorted.length - lo) / sorted.length;
     }
 
     private static void report(String line) {

@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 import org.privface.agent.privacy.EigenBasis;
+import org.privface.agent.privacy.EmpiricalTail;
 import org.privface.agent.privacy.Release;
 
 class GaussianMechanismTest {
@@ -216,8 +217,8 @@ class GaussianMechanismTest {
             double delta = MuGdp.delta(eps, claimedMu);
             double e = Math.exp(eps);
             for (double t = lo; t <= hi; t += 0.05 * sigma) {
-                double pa = fractionAbove(a, t);
-                double pb = fractionAbove(b, t);
+                double pa = EmpiricalTail.fractionAbove(a, t);
+                double pb = EmpiricalTail.fractionAbove(b, t);
                 double se = Math.sqrt((pb * (1 - pb) + e * e * pa * (1 - pa)) / n) + 1.0 / n;
                 worst = Math.max(worst, (pb - e * pa - delta) / se);
                 se = Math.sqrt(((1 - pa) * pa + e * e * (1 - pb) * pb) / n) + 1.0 / n;
@@ -225,20 +226,6 @@ class GaussianMechanismTest {
             }
         }
         return worst;
-    }
-
-    private static double fractionAbove(double[] sorted, double t) {
-        int lo = 0;
-        int hi = sorted.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (sorted[mid] <= t) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return (double) (sorted.length - lo) / sorted.length;
     }
 
     @Test

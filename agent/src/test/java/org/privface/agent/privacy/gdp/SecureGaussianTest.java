@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.Test;
+import org.privface.agent.privacy.EmpiricalTail;
 
 /** Statistical tests of the exact Gaussian sampler, with a seeded SecureRandom so failures reproduce. */
 class SecureGaussianTest {
@@ -149,8 +150,8 @@ class SecureGaussianTest {
         for (double eps : new double[] {0.25, 0.5, 1.0, 2.0}) {
             double delta = MuGdp.delta(eps, claimedMu);
             for (double t = -3 * sigma; t <= sensitivity + 3 * sigma; t += 0.05 * sigma) {
-                double pa = above(a, t);
-                double pb = above(b, t);
+                double pa = EmpiricalTail.fractionAbove(a, t);
+                double pb = EmpiricalTail.fractionAbove(b, t);
                 // M(Δ) exceeds t more often than M(0); the mirror event {≤ t} favours M(0).
                 worst = Math.max(worst, excess(pb, pa, eps, delta, n));
                 worst = Math.max(worst, excess(1 - pa, 1 - pb, eps, delta, n));
@@ -163,15 +164,6 @@ class SecureGaussianTest {
         double e = Math.exp(eps);
         double se = Math.sqrt((p * (1 - p) + e * e * q * (1 - q)) / n) + 1.0 / n;
         return (p - e * q - delta) / se;
-    }
-
-    private static double above(double[] sorted, double t) {
-        int i = Arrays.binarySearch(sorted, t);
-        int idx = i >= 0 ? i : -i - 1;
-        while (idx < sorted.length && sorted[idx] <= t) {
-            idx++;
-        }
-        return (double) (sorted.length - idx) / sorted.length;
     }
 
     @Test
