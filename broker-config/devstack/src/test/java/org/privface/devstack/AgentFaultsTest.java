@@ -2,7 +2,6 @@ package org.privface.devstack;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.privface.devstack.FaultKit.at;
 import static org.privface.devstack.FaultKit.awaitTrue;
 import static org.privface.devstack.FaultKit.json;
@@ -38,10 +37,7 @@ import io.micronaut.runtime.server.EmbeddedServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.privface.agent.AgentPipeline;
 import org.privface.agent.publish.DiskSpool;
@@ -57,9 +53,8 @@ import org.privface.wire.topics.Topics;
  * garbage while the others keep going. The agent keeps running through both, reports what is wrong,
  * recovers by itself, and every release it did not count as dropped reaches the broker.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
-class AgentFaultsTest {
+class AgentFaultsTest extends BrokerProcessTest {
     static {
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error");
@@ -72,36 +67,9 @@ class AgentFaultsTest {
     private static final String SPOOL_DISK = System.getProperty("privface.faults.spool-disk", "auto");
     private static final Pattern DROPPED_GAUGE = Pattern.compile("(?m)^privface_agent_spool_dropped\\{[^}]*\\} (\\S+)$");
 
-    private Path root;
-    private Path synthetic;
-    private Path work;
-    private KafkaServerProcess kafka;
-    private String bootstrap;
-    private boolean passed = true;
-
-    @BeforeAll
-    void broker() throws Exception {
-        root = Path.of(System.getProperty("privface.root", "../..")).toAbsolutePath().normalize();
-        synthetic = root.resolve("test-data/synthetic");
-        assumeTrue(Files.isDirectory(synthetic.resolve("query")) && Files.isDirectory(synthetic.resolve("enroll")),
-                "no synthetic faces at " + synthetic);
-        BrokerOutageTest.assumeBrokerJarsResolvable(root);
-        work = Files.createTempDirectory("privface-faults-");
-        kafka = KafkaServerProcess.start(root, work);
-        bootstrap = kafka.bootstrapServers();
-    }
-
-    @AfterAll
-    void stopBroker() {
-        if (kafka != null) {
-            kafka.close();
-        }
-        if (work != null) {
-            if (!passed) {
-                FaultKit.keepLogs(work, root.resolve("broker-config/devstack/target/agent-faults-logs"));
-            }
-            FaultKit.deleteRecursively(work);
-        }
+    @Override
+    protected String name() {
+        return "agent-faults";
     }
 
     // ------------------------------------------------------------------------------ spool disk

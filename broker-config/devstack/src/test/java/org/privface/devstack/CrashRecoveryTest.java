@@ -44,10 +44,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.DropPolicy;
@@ -73,9 +70,8 @@ import org.privface.wire.topics.Topics;
  *   stored model at once and resumes from the committed offsets. Every query gets a result.</li>
  * </ul>
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-class CrashRecoveryTest {
+class CrashRecoveryTest extends BrokerProcessTest {
     static {
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
     }
@@ -83,39 +79,16 @@ class CrashRecoveryTest {
     private static final String TOKEN = "crash-test-token";
     private static final Pattern REPLAYING = Pattern.compile("spool holds (\\d+) records from before");
 
-    private Path root;
-    private Path synthetic;
-    private Path work;
-    private KafkaServerProcess kafka;
-    private String bootstrap;
-    private boolean passed = true;
+    @Override
+    protected String name() {
+        return "crash-recovery";
+    }
 
-    @BeforeAll
-    void broker() throws Exception {
-        root = Path.of(System.getProperty("privface.root", "../..")).toAbsolutePath().normalize();
-        synthetic = root.resolve("test-data/synthetic");
-        assumeTrue(Files.isDirectory(synthetic.resolve("query")) && Files.isDirectory(synthetic.resolve("enroll")),
-                "no synthetic faces at " + synthetic);
-        BrokerOutageTest.assumeBrokerJarsResolvable(root);
+    @Override
+    protected void assumeReady() {
         for (String module : List.of("agent", "recognizer")) {
             assumeTrue(Files.isRegularFile(root.resolve(module + "/target/runtime.classpath")),
                     module + "/target/runtime.classpath is missing: package the project first (mvn package -DskipTests)");
-        }
-        work = Files.createTempDirectory("privface-crash-");
-        kafka = KafkaServerProcess.start(root, work);
-        bootstrap = kafka.bootstrapServers();
-    }
-
-    @AfterAll
-    void stopBroker() {
-        if (kafka != null) {
-            kafka.close();
-        }
-        if (work != null) {
-            if (!passed) {
-                FaultKit.keepLogs(work, root.resolve("broker-config/devstack/target/crash-recovery-logs"));
-            }
-            FaultKit.deleteRecursively(work);
         }
     }
 
