@@ -95,11 +95,23 @@ public class AgentSettings {
     }
     private Control control = new Control();
 
-    /** {@code agent.floor}: the gateway's own bounds on ε per track; nothing remote moves ε outside them. */
+    /**
+     * {@code agent.floor}: the gateway's own bounds; nothing remote moves ε per track outside them,
+     * shortens the window below its minimum, or raises an enrolled image's cap.
+     */
     @ConfigurationProperties("floor")
     public static class Floor {
         private double epsilonMin = 0.1;
         private double epsilonMax = 100;
+        /** The shortest budget window: an appearance spends at most epsilon-max per window of at least this. */
+        private Duration windowMin = org.privface.agent.policy.PrivacyFloor.DEFAULT_WINDOW_MIN;
+        /** Composed ε each enrollment image may spend over the gateway's whole life (the enrollment ledger). */
+        private double enrollmentEpsilonCap = 100;
+
+        public Duration getWindowMin() { return windowMin; }
+        public void setWindowMin(Duration windowMin) { this.windowMin = windowMin; }
+        public double getEnrollmentEpsilonCap() { return enrollmentEpsilonCap; }
+        public void setEnrollmentEpsilonCap(double enrollmentEpsilonCap) { this.enrollmentEpsilonCap = enrollmentEpsilonCap; }
 
         public double getEpsilonMin() { return epsilonMin; }
         public void setEpsilonMin(double epsilonMin) { this.epsilonMin = epsilonMin; }

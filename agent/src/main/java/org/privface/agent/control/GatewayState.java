@@ -60,7 +60,8 @@ public class GatewayState {
         PolicyStore.Versioned v = policies.current();
         r.put("policyVersion", v.version());
         r.put("policy", describe(v.policy()));
-        r.put("floor", Map.of("epsilonMin", policies.floor().epsilonMin(), "epsilonMax", policies.floor().epsilonMax()));
+        r.put("floor", Map.of("epsilonMin", policies.floor().epsilonMin(), "epsilonMax", policies.floor().epsilonMax(),
+                "windowMin", policies.floor().windowMin().toString()));
         List<AuditLog.Entry> recent = policies.audit().recent();
         if (!recent.isEmpty()) {
             AuditLog.Entry last = recent.get(recent.size() - 1);
@@ -116,7 +117,8 @@ public class GatewayState {
             for (CameraSettings c : cameras) {
                 perCamera.put(c.camera(), c);
             }
-            PrivacyFloor floor = new PrivacyFloor(s.getFloor().getEpsilonMin(), s.getFloor().getEpsilonMax());
+            PrivacyFloor floor = new PrivacyFloor(s.getFloor().getEpsilonMin(), s.getFloor().getEpsilonMax(),
+                    s.getFloor().getWindowMin());
             AuditLog audit = new AuditLog(s.getDataDir().resolve("audit.jsonl"), json);
             return new PolicyStore(s.getSiteId(), policy, floor, perCamera, audit);
         }

@@ -9,8 +9,9 @@ import java.util.function.Consumer;
 /**
  * The site's current policy and the only door to change it. Local configuration sets the
  * starting policy, the floor and per-camera overrides; remote changes (REST or the control
- * topic) may move the site's knobs, always inside the floor, and never enable image release,
- * which only the gateway's own configuration may do.
+ * topic) may move the site's knobs, always inside the floor (ε within [min, max], the window no
+ * shorter than its minimum), and never enable image release, which only the gateway's own
+ * configuration may do.
  */
 public final class PolicyStore {
     public enum Outcome { ACCEPTED, CLAMPED, REJECTED }
@@ -51,6 +52,10 @@ public final class PolicyStore {
             throw new IllegalArgumentException(what + ": configured epsilon " + p.epsilon() + " is outside the privacy floor ["
                     + floor.epsilonMin() + ", " + floor.epsilonMax() + "]");
         }
+        if (!floor.containsWindow(p.window())) {
+            throw new IllegalArgumentException(what + ": configured window " + p.window()
+                    + " is shorter than the privacy floor's window-min " + floor.windowMin());
+        }
     }
 
     public Versioned current() {
@@ -69,8 +74,11 @@ public final class PolicyStore {
             return p;
         }
         SitePolicy merged = o.applyTo(p);
-        // A local camera override cannot lift ε above what the site now allows.
-        return merged.epsilon() <= p.epsilon() ? merged : withEpsilon(merged, p.epsilon());
+        // A local camera override cannot lift ε above what the site now allows, nor shorten its window.
+        if (merged.epsilon() > p.epsilon()) {
+            merged = withEpsilon(merged, p.epsilon());
+        }
+        return merged.window().compareTo(p.window()) >= 0 ? merged : withWindow(merged, p.window());
     }
 
     public PrivacyFloor floor() {
@@ -110,14 +118,29 @@ public final class PolicyStore {
                     clamped = c != requested;
                     effective.setEpsilon(c);
                 }
+                boolean windowClamped = false;
+                if (change.getWindow() != null) {
+                    effective.setWindow(floor.clampWindow(change.getWindow()));
+                    windowClamped = !effective.getWindow().equals(change.getWindow());
+                }
                 SitePolicy next = effective.applyTo(before.policy());
                 if (!floor.contains(next.epsilon())) {
                     next = withEpsilon(next, floor.clamp(next.epsilon()));
                     clamped = true;
                 }
+                if (!floor.containsWindow(next.window())) {
+                    next = withWindow(next, floor.windowMin());
+                    windowClamped = true;
+                }
                 applied = new Versioned(next, before.version() + 1);
-                result = new Result(clamped ? Outcome.CLAMPED : Outcome.ACCEPTED, applied,
-                        clamped ? "epsilon brought inside the floor [" + floor.epsilonMin() + ", " + floor.epsilonMax() + "]" : "");
+                List<String> why = new java.util.ArrayList<>();
+                if (clamped) {
+                    why.add("epsilon brought inside the floor [" + floor.epsilonMin() + ", " + floor.epsilonMax() + "]");
+                }
+                if (windowClamped) {
+                    why.add("window raised to the floor's minimum " + floor.windowMin());
+                }
+                result = new Result(why.isEmpty() ? Outcome.ACCEPTED : Outcome.CLAMPED, applied, String.join("; ", why));
                 audit.append(new AuditLog.Entry(Instant.now(), source, principal, site, result.outcome().name(), change,
                         requested, next.epsilon(), applied.version(), result.reason()));
                 current = applied;
@@ -137,6 +160,12 @@ public final class PolicyStore {
     private static SitePolicy withEpsilon(SitePolicy p, double eps) {
         PolicyOverride o = new PolicyOverride();
         o.setEpsilon(eps);
+        return o.applyTo(p);
+    }
+
+    private static SitePolicy withWindow(SitePolicy p, java.time.Duration window) {
+        PolicyOverride o = new PolicyOverride();
+        o.setWindow(window);
         return o.applyTo(p);
     }
 

@@ -22,8 +22,13 @@ import java.util.UUID;
  * than {@code maxIdle} since it was last seen. Track ids are random UUIDs, never derived from the image, so they
  * reveal nothing about the face.
  *
- * <p>One instance per camera stream. A frame sequence that does not increase is taken as a restarted source: every
- * track ends. Thread-safe, though one camera normally drives it from one thread.
+ * <p>One instance per camera stream. A frame sequence that does not increase is taken as a restarted source (a
+ * camera reconnect): the gap is then measured by time alone, so tracks last seen within {@code maxIdle} live on and
+ * a face still in place keeps its track and its spent budget; older ones end.
+ *
+ * <p>Tracks are never evicted to make room: that would hand a face still in view a fresh track, and so a fresh
+ * budget. Past {@code maxTracks} a new detection is returned {@link Tracked#untracked() untracked}, and the caller
+ * withholds it until a track ends. Thread-safe, though one camera normally drives it from one thread.
  */
 public final class IouTracker {
 
@@ -38,7 +43,7 @@ public final class IouTracker {
      * @param centreFraction  fallback radius as a fraction of the boxes' mean size; 0 turns the fallback off
      * @param maxMissedFrames consecutive unmatched frames a track survives, >= 0
      * @param maxIdle         longest time since a track was last seen, positive
-     * @param maxTracks       concurrent tracks kept; beyond it the least recently seen are ended, >= 1
+     * @param maxTracks       concurrent tracks kept; beyond it new detections are left untracked, >= 1
      */
     public record Config(double iouThreshold, double centreFraction, int maxMissedFrames, Duration maxIdle,
                          int maxTracks) {
@@ -90,22 +95,25 @@ public final class IouTracker {
     /**
      * One detection of the frame, in the order given to {@link #update}.
      *
+     * @param trackId    null when untracked
      * @param framesSeen frames in which this track has been matched, this one included (1 for a new track)
+     * @param untracked  the tracker was full, so this detection belongs to no track and must not be released
      */
-    public record Tracked(String trackId, Box box, boolean isNew, long framesSeen) {
+    public record Tracked(String trackId, Box box, boolean isNew, long framesSeen, boolean untracked) {
+        public Tracked(String trackId, Box box, boolean isNew, long framesSeen) {
+            this(trackId, box, isNew, framesSeen, false);
+        }
     }
 
     private static final class Track {
         final String id;
-        final long createdOrder;
         Box box;
         long lastSequence;
         Instant lastSeenAt;
         long framesSeen;
 
-        Track(String id, long createdOrder, Box box, long sequence, Instant at) {
+        Track(String id, Box box, long sequence, Instant at) {
             this.id = id;
-            this.createdOrder = createdOrder;
             this.box = box;
             this.lastSequence = sequence;
             this.lastSeenAt = at;
@@ -119,7 +127,6 @@ public final class IouTracker {
     private final Config config;
     private final Map<String, Track> tracks = new LinkedHashMap<>();
     private List<String> ended = List.of();
-    private long createdCount;
     private boolean started;
     private long lastSequence;
 
@@ -149,9 +156,11 @@ public final class IouTracker {
         }
         List<String> endedNow = new ArrayList<>();
         if (started && frameSequence <= lastSequence) {
-            // The source restarted; old positions say nothing about the new stream.
-            endedNow.addAll(tracks.keySet());
-            tracks.clear();
+            // The source restarted (a reconnect): sequence numbers say nothing across the gap, so only time
+            // ends a track; idle ones end just below, the rest may match where they were.
+            for (Track t : tracks.values()) {
+                t.lastSequence = frameSequence - 1;
+            }
         }
         started = true;
         lastSequence = frameSequence;
@@ -180,8 +189,10 @@ public final class IouTracker {
                 t.lastSeenAt = at;
                 t.framesSeen++;
                 out.add(new Tracked(t.id, d, false, t.framesSeen));
+            } else if (tracks.size() >= config.maxTracks()) {
+                out.add(new Tracked(null, d, false, 0, true));
             } else {
-                Track n = new Track("trk-" + UUID.randomUUID(), createdCount++, d, frameSequence, at);
+                Track n = new Track("trk-" + UUID.randomUUID(), d, frameSequence, at);
                 tracks.put(n.id, n);
                 out.add(new Tracked(n.id, d, true, 1));
             }
@@ -195,22 +206,12 @@ public final class IouTracker {
             }
         }
 
-        if (tracks.size() > config.maxTracks()) {
-            // Least recently seen first; within one frame the newest, so established tracks keep their ids.
-            List<Track> byAge = new ArrayList<>(tracks.values());
-            byAge.sort(Comparator.comparingLong((Track t) -> t.lastSequence)
-                    .thenComparing(Comparator.comparingLong((Track t) -> t.createdOrder).reversed()));
-            for (int i = 0; tracks.size() > config.maxTracks(); i++) {
-                tracks.remove(byAge.get(i).id);
-                endedNow.add(byAge.get(i).id);
-            }
-        }
 
         ended = List.copyOf(endedNow);
         return List.copyOf(out);
     }
 
-    /** Tracks ended by the last {@link #update}: expired, evicted, or dropped by a source restart. */
+    /** Tracks ended by the last {@link #update}: unseen for too many frames or too long. */
     public synchronized List<String> ended() {
         return ended;
     }

@@ -109,6 +109,80 @@ class PolicyStoreTest {
         assertEquals(8.0, s.forCamera("other").epsilon());
     }
 
+    static PolicyOverride window(String iso) {
+        PolicyOverride o = new PolicyOverride();
+        o.setWindow(Duration.parse(iso));
+        return o;
+    }
+
+    @Test
+    void aRemoteWindowBelowTheFloorIsRaisedToItAndAuditedAsClamped(@TempDir Path dir) throws Exception {
+        PolicyStore s = store(dir, peep(8), Map.of());
+        for (String source : List.of("rest", "control-topic@9")) {
+            PolicyStore.Result r = s.applyRemote(window("PT0.001S"), source, "mallory");
+            assertEquals(PolicyStore.Outcome.CLAMPED, r.outcome(), source);
+            assertEquals(PrivacyFloor.DEFAULT_WINDOW_MIN, r.current().policy().window(), source);
+            assertTrue(r.reason().contains("window raised to the floor's minimum PT10M"), r.reason());
+        }
+        assertEquals(PolicyStore.Outcome.ACCEPTED, s.applyRemote(window("PT1H"), "rest", "alice").outcome());
+        assertEquals(Duration.ofHours(1), s.current().policy().window(), "a longer window is stricter and accepted");
+        for (String bad : List.of("PT0S", "-PT1S")) {
+            assertEquals(PolicyStore.Outcome.REJECTED, s.applyRemote(window(bad), "rest", "mallory").outcome(), bad);
+        }
+        List<String> lines = Files.readAllLines(dir.resolve("audit.jsonl"));
+        assertTrue(lines.get(1).contains("\"outcome\":\"CLAMPED\"") && lines.get(1).contains("window raised"), lines.get(1));
+        assertTrue(lines.get(2).contains("control-topic@9") && lines.get(2).contains("\"outcome\":\"CLAMPED\""), lines.get(2));
+    }
+
+    /**
+     * The worst a remote party can ask for at once: a huge ε, a 1 ms window and a budget of a
+     * million releases. Whatever it asks, a face seen at 30 frames a second for an hour spends
+     * at most ε_max per window, and windows are never shorter than the floor's minimum.
+     */
+    @Test
+    void noRemoteCombinationLetsAnAppearanceSpendMoreThanTheFloorPerWindow(@TempDir Path dir) {
+        for (String budget : List.of("once", "max-k:k=1000000", "every-n:n=1,epsilon=0.5")) {
+            PolicyStore s = store(dir, peep(8), Map.of());
+            PolicyOverride hostile = window("PT0.001S");
+            hostile.setEpsilon(1e6);
+            hostile.setBudget(budget);
+            PolicyStore.Result r = s.applyRemote(hostile, "control-topic@1", "mallory");
+            assertEquals(PolicyStore.Outcome.CLAMPED, r.outcome(), budget + ": " + r.reason());
+            SitePolicy p = r.current().policy();
+            org.privface.agent.track.TrackBudget ledger = new org.privface.agent.track.TrackBudget(p.budgetPolicy(),
+                    p.epsilon(), p.window());
+            java.time.Instant t0 = java.time.Instant.parse("2026-01-01T00:00:00Z");
+            double[] perWindow = new double[7];
+            for (int frame = 0; frame < 30 * 3600; frame++) {
+                java.time.Instant now = t0.plusMillis(frame * 1000L / 30);
+                var g = ledger.request("trk-1", frame + 1, now);
+                if (g.isPresent()) {
+                    perWindow[(int) (Duration.between(t0, now).toMinutes() / 10)] += g.get().epsilonForThisRelease();
+                }
+            }
+            for (int w = 0; w < perWindow.length; w++) {
+                assertTrue(perWindow[w] <= 32 * (1 + 1e-9), budget + ": window " + w + " spent " + perWindow[w]);
+            }
+            assertTrue(java.util.Arrays.stream(perWindow).sum() <= 6 * 32 * (1 + 1e-9),
+                    budget + ": an hour is six windows of at most epsilon-max");
+        }
+    }
+
+    @Test
+    void cameraOverridesCannotShortenTheWindow(@TempDir Path dir) {
+        var e = assertThrows(IllegalArgumentException.class, () -> store(dir, peep(8), Map.of("lobby", window("PT1S"))));
+        assertTrue(e.getMessage().contains("window-min"), e.getMessage());
+        PolicyStore s = store(dir, peep(8), Map.of("lobby", window("PT30M"), "gate", window("PT15M")));
+        assertEquals(Duration.ofMinutes(30), s.forCamera("lobby").window());
+        s.applyRemote(window("PT20M"), "rest", "alice");
+        assertEquals(Duration.ofMinutes(20), s.forCamera("gate").window(), "never shorter than the site's");
+        assertEquals(Duration.ofMinutes(30), s.forCamera("lobby").window());
+        var local = assertThrows(IllegalArgumentException.class, () -> new PolicyStore("north",
+                new SitePolicy(Mechanism.PEEP, "l1-clip", 8, "once", Duration.ofSeconds(1), false), new PrivacyFloor(1, 32),
+                Map.of(), new AuditLog(dir.resolve("a2.jsonl"), json)));
+        assertTrue(local.getMessage().contains("shorter than the privacy floor's window-min"), local.getMessage());
+    }
+
     static final double[] BAD_EPSILONS = {0, -0.0, -1, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY};
 
     @Test

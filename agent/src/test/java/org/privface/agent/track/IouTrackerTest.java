@@ -183,35 +183,56 @@ class IouTrackerTest {
     }
 
     @Test
-    void aRestartedSourceEndsEveryTrack() {
+    void aReconnectKeepsTracksSeenWithinMaxIdleAndEndsOlderOnes() {
         IouTracker tracker = new IouTracker();
         String id = seen(tracker, 100, 3);
-        IouTracker.Tracked t = tracker.update(List.of(box(100, 100)), 0, at(200)).get(0);
-        assertTrue(t.isNew());
+        // The camera reconnects 3 s later and its frame numbers start again: the face still in place keeps its track.
+        IouTracker.Tracked t = tracker.update(List.of(box(100, 100)), 0, at(102).plusSeconds(3)).get(0);
+        assertFalse(t.isNew());
+        assertEquals(id, t.trackId());
+        assertEquals(4, t.framesSeen());
+        assertEquals(List.of(), tracker.ended());
+        // A reconnect after more than maxIdle (10 s) ends it.
+        IouTracker.Tracked late = tracker.update(List.of(box(100, 100)), 0, at(102).plusSeconds(20)).get(0);
+        assertTrue(late.isNew());
         assertEquals(List.of(id), tracker.ended());
     }
 
     @Test
-    void concurrentTracksAreCappedOldestFirst() {
+    void pastMaxTracksNewFacesAreUntrackedAndNoLiveTrackIsEvicted() {
         IouTracker tracker = new IouTracker(IouTracker.Config.defaults().withMaxTracks(3));
         List<String> ids = new ArrayList<>();
-        for (int f = 0; f < 5; f++) {
+        for (int f = 0; f < 3; f++) {
             // Each frame a new face far from the others; earlier ones are unseen but not yet expired.
             ids.add(tracker.update(List.of(box(200 * f, 0)), f, at(f)).get(0).trackId());
-            assertTrue(tracker.size() <= 3);
-            assertEquals(f < 3 ? List.of() : List.of(ids.get(f - 3)), tracker.ended(), "frame " + f);
         }
+        IouTracker.Tracked fourth = tracker.update(List.of(box(600, 0)), 3, at(3)).get(0);
+        assertTrue(fourth.untracked() && fourth.trackId() == null, "no room: untracked, to be withheld");
+        assertEquals(List.of(), tracker.ended(), "no track is evicted to make room");
         assertEquals(3, tracker.size());
-        // The survivors are the three most recent.
-        assertEquals(ids.get(4), tracker.update(List.of(box(800, 0)), 5, at(5)).get(0).trackId());
-        assertEquals(ids.get(2), tracker.update(List.of(box(400, 0)), 6, at(6)).get(0).trackId());
+        // The first face, unseen for three frames, still has its track (and so its spent budget).
+        assertEquals(ids.get(0), tracker.update(List.of(box(0, 0)), 4, at(4)).get(0).trackId());
 
         IouTracker crowded = new IouTracker(IouTracker.Config.defaults().withMaxTracks(3));
         List<Box> five = List.of(box(0, 0), box(200, 0), box(400, 0), box(600, 0), box(800, 0));
-        List<IouTracker.Tracked> out = crowded.update(five, 0, at(0));
-        assertEquals(5, out.size());
-        assertEquals(3, crowded.size());
-        assertEquals(2, crowded.ended().size());
+        for (int f = 0; f < 30; f++) {
+            List<IouTracker.Tracked> out = crowded.update(five, f, at(f));
+            assertEquals(5, out.size());
+            assertEquals(3, out.stream().filter(x -> !x.untracked()).count(), "frame " + f);
+            assertEquals(2, out.stream().filter(IouTracker.Tracked::untracked).count());
+            boolean first = f == 0;
+            assertTrue(out.stream().filter(x -> !x.untracked()).allMatch(x -> !x.isNew() || first),
+                    "the same three faces keep their tracks; the other two never get a fresh one per frame");
+            assertEquals(List.of(), crowded.ended());
+        }
+        // When a tracked face leaves and its track ends, a waiting face gets the free slot.
+        List<Box> four = List.of(box(200, 0), box(400, 0), box(600, 0), box(800, 0));
+        List<IouTracker.Tracked> out = null;
+        for (int f = 30; f < 48; f++) {
+            out = crowded.update(four, f, at(f));
+        }
+        assertEquals(3, out.stream().filter(x -> !x.untracked()).count());
+        assertEquals(1, out.stream().filter(IouTracker.Tracked::untracked).count());
     }
 
     @Test
