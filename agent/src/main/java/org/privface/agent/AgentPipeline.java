@@ -4,16 +4,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.event.ApplicationEventListener;
@@ -27,19 +24,16 @@ import org.privface.agent.capture.FfmpegSource;
 import org.privface.agent.capture.FrameSource;
 import org.privface.agent.control.ControlTopic;
 import org.privface.agent.control.GatewayState;
-import org.privface.agent.dataset.LabelledFaces;
+import org.privface.agent.enroll.EnrollmentLedger;
 import org.privface.agent.detect.FaceDetector;
 import org.privface.agent.policy.PolicyStore;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.privacy.FaceMechanism;
-import org.privface.agent.privacy.Release;
 import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.DropReason;
 import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.publish.Uplink;
 import org.privface.wire.KafkaClientProperties;
-import org.privface.wire.avro.PerturbedFace;
-import org.privface.wire.avro.TrackRelease;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,13 +54,13 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private final ObjectMapper json;
     private final CountDownLatch done = new CountDownLatch(1);
     private final AtomicBoolean ok = new AtomicBoolean(false);
-    private final AtomicLong enrolled = new AtomicLong();
     private final List<CameraSupervisor> supervisors = new ArrayList<>();
     private final Map<String, CameraWorker> workers = new LinkedHashMap<>();
     private volatile FacePublisher publisher;
     private volatile Uplink uplink;
     private volatile ControlTopic control;
-    private volatile Ledger ledger;
+    private volatile OriginLog origins;
+    private volatile Enrollment enrollment;
     private volatile Thread main;
 
     public AgentPipeline(AgentSettings settings, List<CameraSettings> cameraSettings,
@@ -105,7 +99,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     }
 
     public long releases() {
-        return workers.values().stream().mapToLong(w -> w.releases.get()).sum() + enrolled.get();
+        Enrollment e = enrollment;
+        return workers.values().stream().mapToLong(w -> w.releases.get()).sum() + (e == null ? 0 : e.published.get());
     }
 
     public Uplink uplink() {
@@ -134,9 +129,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         FaceDetector enrollDetector = detector(null);
         Mechanisms mechanisms = new Mechanisms(settings, enrollDetector);
         FaceMechanism first = mechanisms.forRelease(policy, policy.budgetPolicy().epsilonPerRelease(policy.epsilon()));
-        LOG.info("policy v{}: {} {} at epsilon {} per track ({}), {} per release; floor [{}, {}]",
+        LOG.info("policy v{}: {} {} at epsilon {} per track ({}), {} per release; floor {}",
                 policies.current().version(), policy.mechanism(), policy.mode(), policy.epsilon(), policy.budget(),
-                first.epsilonPerFace(), policies.floor().epsilonMin(), policies.floor().epsilonMax());
+                first.epsilonPerFace(), policies.floor());
 
         publisher = new FacePublisher(kafka, settings.getSiteId(), new Properties());
         DiskSpool spool = DiskSpool.open(settings.getDataDir().resolve("spool"),
@@ -145,7 +140,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             LOG.info("spool holds {} records from before; replaying them first", spool.depth());
         }
         uplink = new Uplink(publisher, spool, metrics, settings.getSiteId());
-        ledger = new Ledger(settings.getLedger());
+        origins = new OriginLog(settings.getLedger());
         state.register("uplink", () -> {
             Map<String, Object> byReason = new LinkedHashMap<>();
             for (DropReason r : DropReason.values()) {
@@ -159,22 +154,13 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             control = new ControlTopic(kafka, state, json, settings.getControl().getReportInterval());
         }
 
-        if (settings.isPublishEnrollments()) {
-            enroll(mechanisms, policy);
-            // Enrollments live in the mechanism's feature space, so a new mechanism or mode re-enrolls.
-            policies.onChange(v -> {
-                SitePolicy p = v.policy();
-                if (p.mechanism() != policy.mechanism() || !p.mode().equals(policy.mode())) {
-                    Thread t = new Thread(() -> enroll(mechanisms, p), "agent-reenroll");
-                    t.setDaemon(true);
-                    t.start();
-                }
-            });
+        if (settings.isPublishEnrollments() && settings.getEnrollFolder() != null) {
+            startEnrollment(mechanisms, policies);
         }
 
         for (Camera c : cameras()) {
             CameraWorker w = new CameraWorker(c.name(), c.independentFrames(), detector(c.settings()), policies, mechanisms,
-                    publisher, uplink, ledger, metrics);
+                    publisher, uplink, origins, metrics);
             workers.put(c.name(), w);
             CameraSupervisor s = new CameraSupervisor(c.name(), () -> FrameSource.open(c.uri()), c.live(),
                     CameraSupervisor.Settings.defaults(), w::accept);
@@ -211,32 +197,59 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
     }
 
-    /** Publishes the enrollment folder, each image a track of enroll-releases releases at ε each. */
-    private void enroll(Mechanisms mechanisms, SitePolicy policy) {
-        LabelledFaces faces = mechanisms.enrollment(Mechanisms.shape(policy));
-        if (faces == null) {
+    /**
+     * Publishes the enrollment folder as the ledger allows, now and after every policy change.
+     * Each image's ledger entry remembers the form it was last released in, so a restart or a
+     * change that leaves the form as it was releases nothing. Changes are handled one at a time on
+     * one thread, each with the policy in force when it runs, so the last change always wins.
+     */
+    private void startEnrollment(Mechanisms mechanisms, PolicyStore policies) throws InterruptedException {
+        Path file = settings.getDataDir().resolve(ENROLLMENT_LEDGER);
+        EnrollmentLedger ledger;
+        try {
+            ledger = EnrollmentLedger.open(file, settings.getFloor().getEnrollmentEpsilonCap());
+        } catch (IOException | RuntimeException e) {
+            // Releasing without the ledger could pass an image's cap: enrollment stops, the cameras go on.
+            LOG.error("enrollments are not published: {}", e.getMessage());
+            state.register("enrollment", () -> Map.of("error", String.valueOf(e.getMessage())));
             return;
         }
-        FaceMechanism m = mechanisms.forRelease(policy, policy.epsilon());
-        int k = settings.getEnrollReleases();
-        Instant windowStart = Instant.now();
-        for (int i = 0; i < faces.size(); i++) {
-            String label = faces.names().get(faces.labels()[i]);
-            String track = "enroll-" + UUID.randomUUID();
-            for (int r = 1; r <= k; r++) {
-                Release rel = m.perturb(faces.faces()[i]);
-                PerturbedFace rec = publisher.record(rel, "enrollment", track, Instant.now(), label,
-                        TrackRelease.newBuilder().setReleaseIndex(r).setEpsilonSpentInWindow(r * rel.epsilonPerFace())
-                                .setEpsilonBudget(k * rel.epsilonPerFace()).setBudgetPolicy("enrollment:k=" + k)
-                                .setWindowStartMillis(windowStart).build());
-                if (uplink.submit(rec)) {
-                    enrolled.incrementAndGet();
-                }
+        Enrollment en = new Enrollment(settings.getEnrollFolder(), settings.getEnrollReleases(), mechanisms, publisher, uplink,
+                ledger);
+        enrollment = en;
+        state.register("enrollment", en::report);
+        java.util.concurrent.ExecutorService reenroll = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "agent-reenroll");
+            t.setDaemon(true);
+            return t;
+        });
+        // Changes replayed from the control topic at start are not acted on one by one: the first
+        // publication below uses the policy they end at. Later changes queue behind it.
+        AtomicBoolean replayed = new AtomicBoolean();
+        policies.onChange(v -> {
+            if (replayed.get()) {
+                reenroll.execute(() -> {
+                    try {
+                        en.publish(policies.current().policy());
+                    } catch (RuntimeException e) {
+                        LOG.error("re-enrollment failed: {}", e.toString());
+                    }
+                });
             }
+        });
+        ControlTopic c = control;
+        if (c != null && !c.awaitReplay(REPLAY_WAIT)) {
+            // The cap still holds; the cost of going on is that a later replayed change may re-release.
+            LOG.warn("control topic not replayed within {}: enrolling under the policy in force now", REPLAY_WAIT);
         }
-        LOG.info("enrollment: {} faces of {} people, {} release(s) each at epsilon {} ({} {})", faces.size(),
-                faces.names().size(), k, m.epsilonPerFace(), policy.mechanism(), policy.mode());
+        replayed.set(true);
+        en.publish(policies.current().policy());
     }
+
+    static final Duration REPLAY_WAIT = Duration.ofSeconds(30);
+
+    /** The enrollment ledger's file name in the data directory. */
+    static final String ENROLLMENT_LEDGER = "enrollment-ledger.txt";
 
     record Camera(String name, String uri, boolean live, boolean independentFrames, CameraSettings settings) {
     }
@@ -285,8 +298,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         if (publisher != null) {
             publisher.close();
         }
-        if (ledger != null) {
-            ledger.close();
+        if (origins != null) {
+            origins.close();
         }
     }
 }

@@ -44,7 +44,7 @@ final class CameraWorker {
     private final Mechanisms mechanisms;
     private final FacePublisher publisher;
     private final Uplink uplink;
-    private final Ledger ledger;
+    private final OriginLog origins;
     private final IouTracker tracker = new IouTracker();
     /** The version of the policy each live track started under, and its releases so far. */
     private final Map<String, long[]> tracks = new HashMap<>();
@@ -56,6 +56,8 @@ final class CameraWorker {
     final AtomicLong faces = new AtomicLong();
     final AtomicLong releases = new AtomicLong();
     final AtomicLong withheld = new AtomicLong();
+    /** Faces withheld because the tracker was full (a subset of {@link #withheld}). */
+    final AtomicLong untracked = new AtomicLong();
     final AtomicLong spoolDropped = new AtomicLong();
     private final Counter framesCounter;
     private final Counter facesCounter;
@@ -66,7 +68,7 @@ final class CameraWorker {
     private final Counter epsilonSpent;
 
     CameraWorker(String camera, boolean independentFrames, FaceDetector detector, PolicyStore policies,
-                 Mechanisms mechanisms, FacePublisher publisher, Uplink uplink, Ledger ledger, MeterRegistry metrics) {
+                 Mechanisms mechanisms, FacePublisher publisher, Uplink uplink, OriginLog origins, MeterRegistry metrics) {
         this.camera = camera;
         this.independentFrames = independentFrames;
         this.detector = detector;
@@ -74,7 +76,7 @@ final class CameraWorker {
         this.mechanisms = mechanisms;
         this.publisher = publisher;
         this.uplink = uplink;
-        this.ledger = ledger;
+        this.origins = origins;
         String site = policies.site();
         framesCounter = Counter.builder("privface.agent.frames").tag("site", site).tag("camera", camera)
                 .description("frames read").register(metrics);
@@ -115,6 +117,13 @@ final class CameraWorker {
                 }
                 faces.incrementAndGet();
                 facesCounter.increment();
+                if (t.untracked()) {
+                    // The tracker is full: a fresh track here could be a face already released, so none is made.
+                    withheld.incrementAndGet();
+                    withheldCounter.increment();
+                    untracked.incrementAndGet();
+                    continue;
+                }
                 long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {budgetVersion, 0});
                 Optional<TrackBudget.Grant> grant = state[0] == budgetVersion
                         ? budget.request(t.trackId(), t.framesSeen(), frame.capturedAt()) : Optional.empty();
@@ -130,7 +139,7 @@ final class CameraWorker {
                         TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())
                                 .setEpsilonSpentInWindow(g.epsilonSpentInWindow()).setEpsilonBudget(g.epsilonBudget())
                                 .setBudgetPolicy(g.policy()).setWindowStartMillis(g.windowStart()).build());
-                ledger.write(rec.getEventId(), frame.origin());
+                origins.write(rec.getEventId(), frame.origin());
                 if (!uplink.submit(rec)) {
                     spoolDropped.incrementAndGet();
                 }
@@ -178,6 +187,7 @@ final class CameraWorker {
         m.put("facesDetected", faces.get());
         m.put("releases", releases.get());
         m.put("withheldByBudget", withheld.get());
+        m.put("withheldUntracked", untracked.get());
         m.put("droppedBySpool", spoolDropped.get());
         m.put("liveTracks", tracks.size());
         if (s != null) {

@@ -11,10 +11,10 @@ import java.nio.file.Path;
  * path. The origin is a file name or frame index, never frame content, and the file stays on
  * the gateway.
  */
-final class Ledger implements AutoCloseable {
+final class OriginLog implements AutoCloseable {
     private final BufferedWriter out;
 
-    Ledger(Path path) throws IOException {
+    OriginLog(Path path) throws IOException {
         this.out = path == null ? null : Files.newBufferedWriter(path);
     }
 

@@ -127,6 +127,9 @@ class AgentPipelineTest implements TestPropertyProvider {
                 () -> client.retrieve(io.micronaut.http.HttpRequest.PUT("/control/policy", Map.of("mode", "paper-pixel"))
                         .bearerAuth(TOKEN)));
         assertEquals(422, bad.getStatus().getCode());
+        String shortWindow = client.retrieve(io.micronaut.http.HttpRequest.PUT("/control/policy", Map.of("window", "PT0.001S"))
+                .bearerAuth(TOKEN));
+        assertTrue(shortWindow.contains("CLAMPED") && shortWindow.contains("\"window\":\"PT10M\""), shortWindow);
         String audit = client.retrieve(io.micronaut.http.HttpRequest.GET("/control/audit").bearerAuth(TOKEN));
         assertTrue(audit.contains("CLAMPED") && audit.contains("REJECTED"), audit);
     }
@@ -142,7 +145,8 @@ class AgentPipelineTest implements TestPropertyProvider {
         }
         for (Path f : files) {
             String name = DATA_DIR.relativize(f).toString();
-            assertTrue(name.equals("audit.jsonl") || name.matches("spool/(checkpoint|spool\\.lock|seg-\\d+\\.log)"),
+            assertTrue(name.equals("audit.jsonl") || name.equals(AgentPipeline.ENROLLMENT_LEDGER)
+                            || name.matches("spool/(checkpoint|spool\\.lock|seg-\\d+\\.log)"),
                     "unexpected file on the gateway's disk: " + name);
             byte[] b = Files.readAllBytes(f);
             for (int i = 0; i + 3 < b.length; i++) {
@@ -167,7 +171,8 @@ class AgentPipelineTest implements TestPropertyProvider {
         try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(pp,
                 new org.apache.kafka.common.serialization.StringSerializer(),
                 new org.apache.kafka.common.serialization.StringSerializer())) {
-            var rec = new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE, "{\"epsilon\": 0.01}");
+            var rec = new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE,
+                    "{\"epsilon\": 0.01, \"window\": \"PT0.001S\"}");
             rec.headers().add("privface.operator", "carol".getBytes());
             producer.send(rec).get();
             producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE, "not json")).get();
@@ -177,6 +182,7 @@ class AgentPipelineTest implements TestPropertyProvider {
             Thread.sleep(100);
         }
         assertEquals(0.1, gateway.policies().current().policy().epsilon(), "0.01 requested, raised to the floor's minimum");
+        assertEquals(Duration.ofMinutes(10), gateway.policies().current().policy().window(), "1 ms requested, raised likewise");
         var audit = gateway.policies().audit().recent();
         assertTrue(audit.stream().anyMatch(e -> e.outcome().equals("CLAMPED") && e.principal().equals("carol")
                 && e.source().startsWith("control-topic@")), audit.toString());
@@ -203,7 +209,10 @@ class AgentPipelineTest implements TestPropertyProvider {
                 }
             }
         }
-        assertTrue(report != null && report.contains("\"epsilonPerTrack\":0.1") && report.contains("\"floor\""), report);
+        assertTrue(report != null && report.contains("\"epsilonPerTrack\":0.1") && report.contains("\"floor\"")
+                && report.contains("\"windowMin\":\"PT10M\""), report);
+        // The enrollment ledger's figures travel in the report.
+        assertTrue(report.contains("\"enrollment\":{") && report.contains("\"epsilonCap\":100.0"), report);
     }
 
     @Test

@@ -62,7 +62,7 @@ class CameraWorkerTest {
             Mechanisms mechanisms = new Mechanisms(s, detector);
             SpoolingPublisher out = new SpoolingPublisher(dir);
             CameraWorker w = new CameraWorker("walkby", false, detector, store, mechanisms, out.publisher, out.uplink,
-                    new Ledger(null), new SimpleMeterRegistry());
+                    new OriginLog(null), new SimpleMeterRegistry());
             try (FrameSource src = FrameSource.open(AgentPipelineTest.synthetic().resolve("walkby.avi").toString())) {
                 Optional<Frame> f;
                 while ((f = src.next()).isPresent()) {

@@ -48,6 +48,8 @@ public final class ControlTopic implements AutoCloseable {
     private final Duration reportEvery;
     private final Thread thread;
     private volatile boolean running = true;
+    /** Opens once the records that were on the topic at start have been applied. */
+    private final java.util.concurrent.CountDownLatch replayed = new java.util.concurrent.CountDownLatch(1);
 
     public ControlTopic(String bootstrapServers, GatewayState state, ObjectMapper json) {
         this(KafkaClientProperties.bootstrap(bootstrapServers), state, json, Duration.ofSeconds(10));
@@ -86,9 +88,22 @@ public final class ControlTopic implements AutoCloseable {
         try {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
+            long end = -1;
             while (running) {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
                     apply(r);
+                }
+                if (replayed.getCount() > 0) {
+                    try {
+                        if (end < 0) {
+                            end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(5)).getOrDefault(tp, 0L);
+                        }
+                        if (consumer.position(tp, Duration.ofSeconds(5)) >= end) {
+                            replayed.countDown();
+                        }
+                    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                        // the broker is not answering yet; asked again after the next poll
+                    }
                 }
                 if (System.nanoTime() > nextReport) {
                     report();
@@ -125,6 +140,14 @@ public final class ControlTopic implements AutoCloseable {
         }
         PolicyStore.Result res = state.policies().applyRemote(change, source, operator);
         LOG.info("control topic offset {}: {} {}", r.offset(), res.outcome(), res.reason());
+    }
+
+    /**
+     * Waits until the instructions already on the topic at start are applied, so the gateway acts
+     * on the policy the operator last set rather than on each older one in turn; false on timeout.
+     */
+    public boolean awaitReplay(Duration timeout) throws InterruptedException {
+        return replayed.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     /** Publishes the gateway's report on the site's status topic, keyed by gateway. */

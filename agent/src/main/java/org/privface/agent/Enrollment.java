@@ -1,0 +1,126 @@
+package org.privface.agent;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.privface.agent.dataset.LabelledFaces;
+import org.privface.agent.enroll.EnrollmentLedger;
+import org.privface.agent.policy.SitePolicy;
+import org.privface.agent.privacy.FaceMechanism;
+import org.privface.agent.privacy.Release;
+import org.privface.agent.publish.FacePublisher;
+import org.privface.agent.publish.Uplink;
+import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.TrackRelease;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes the enrollment folder, each image {@code enroll-releases} times in the form a policy
+ * releases it, as far as the {@link EnrollmentLedger} allows. An image already released that many
+ * times in the same form is not released again, whatever happened in between (restarts, policy
+ * changes that leave the form as it was); an image whose cap would be exceeded is not released.
+ */
+final class Enrollment {
+    private static final Logger LOG = LoggerFactory.getLogger(Enrollment.class);
+
+    private final Path folder;
+    private final int releasesPerImage;
+    private final Mechanisms mechanisms;
+    private final FacePublisher publisher;
+    private final Uplink uplink;
+    private final EnrollmentLedger ledger;
+    /** Image hashes by origin, worked out once: the folder is read once per shape too. */
+    private final Map<String, String> hashes = new LinkedHashMap<>();
+    final AtomicLong published = new AtomicLong();
+    final AtomicLong refused = new AtomicLong();
+
+    Enrollment(Path folder, int releasesPerImage, Mechanisms mechanisms, FacePublisher publisher, Uplink uplink,
+               EnrollmentLedger ledger) {
+        if (releasesPerImage < 1) {
+            throw new IllegalArgumentException("agent.enroll-releases must be at least 1, was " + releasesPerImage);
+        }
+        this.folder = folder;
+        this.releasesPerImage = releasesPerImage;
+        this.mechanisms = mechanisms;
+        this.publisher = publisher;
+        this.uplink = uplink;
+        this.ledger = ledger;
+    }
+
+    /** Releases what the policy's form still lacks; returns the number of releases made. */
+    synchronized long publish(SitePolicy policy) {
+        LabelledFaces faces = mechanisms.enrollment(Mechanisms.shape(policy));
+        if (faces == null || faces.size() == 0) {
+            return 0;
+        }
+        FaceMechanism m = mechanisms.forRelease(policy, policy.epsilon());
+        // The form (its basis id above all) is read off a release; this one is never published.
+        EnrollmentLedger.Form form = EnrollmentLedger.Form.of(m.perturb(faces.faces()[0]));
+        long made = 0;
+        long refusedNow = 0;
+        int skipped = 0;
+        for (int i = 0; i < faces.size(); i++) {
+            String hash = hash(faces.origins().get(i));
+            int have = ledger.releasesInForm(hash, form);
+            if (have >= releasesPerImage) {
+                skipped++;
+                continue;
+            }
+            EnrollmentLedger.Charge c = ledger.charge(hash, form, releasesPerImage - have, Instant.now());
+            if (c.granted() < c.requested()) {
+                refusedNow += c.requested() - c.granted();
+                LOG.warn("enrollment image {}: {} release(s) refused, its composed epsilon {} would pass the cap {}",
+                        faces.origins().get(i), c.requested() - c.granted(), c.entry().composedEpsilon(), ledger.cap());
+            }
+            String label = faces.names().get(faces.labels()[i]);
+            String track = "enroll-" + UUID.randomUUID();
+            for (int r = 0; r < c.granted(); r++) {
+                Release rel = m.perturb(faces.faces()[i]);
+                PerturbedFace rec = publisher.record(rel, "enrollment", track, Instant.now(), label,
+                        TrackRelease.newBuilder().setReleaseIndex(have + r + 1).setEpsilonSpentInWindow(c.composedAfter()[r])
+                                .setEpsilonBudget(ledger.cap()).setBudgetPolicy("enrollment:k=" + releasesPerImage)
+                                .setWindowStartMillis(c.entry().first()).build());
+                uplink.submit(rec);
+                made++;
+            }
+        }
+        published.addAndGet(made);
+        refused.addAndGet(refusedNow);
+        LOG.info("enrollment: {} image(s) of {} people; {} release(s) made at epsilon {} ({} {}), {} image(s) already"
+                        + " released in this form, {} release(s) refused by the cap {}", faces.size(), faces.names().size(),
+                made, form.epsilonPerFace(), policy.mechanism(), policy.mode(), skipped, refusedNow, ledger.cap());
+        return made;
+    }
+
+    private String hash(String origin) {
+        return hashes.computeIfAbsent(origin, o -> {
+            try {
+                return EnrollmentLedger.sha256(folder.resolve(o));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read enrollment image " + o, e);
+            }
+        });
+    }
+
+    /** The status report's "enrollment" section. */
+    Map<String, Object> report() {
+        EnrollmentLedger.Stats s = ledger.stats();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("images", s.images());
+        m.put("releases", s.releases());
+        m.put("refusedReleases", s.refused());
+        m.put("maxComposedEpsilon", s.maxComposedEpsilon());
+        m.put("totalComposedEpsilon", s.totalComposedEpsilon());
+        m.put("epsilonCap", s.cap());
+        m.put("releasedThisRun", published.get());
+        m.put("refusedThisRun", refused.get());
+        return m;
+    }
+}

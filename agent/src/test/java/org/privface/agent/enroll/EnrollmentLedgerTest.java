@@ -1,0 +1,124 @@
+package org.privface.agent.enroll;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.privface.agent.privacy.gdp.MuGdp;
+
+class EnrollmentLedgerTest {
+    static final String A = "a".repeat(64);
+    static final String B = "b".repeat(64);
+    static final EnrollmentLedger.Form PEEP16 = new EnrollmentLedger.Form("PEEP", "l1-clip", "pca-1", 16, Double.NaN, false);
+    static final EnrollmentLedger.Form PEEP8 = new EnrollmentLedger.Form("PEEP", "l1-clip", "pca-1", 8, Double.NaN, false);
+    static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
+
+    @Test
+    void pureReleasesAddAndTheFormIsRemembered(@TempDir Path dir) throws Exception {
+        EnrollmentLedger l = EnrollmentLedger.open(dir.resolve("l.txt"), 100);
+        assertEquals(0, l.releasesInForm(A, PEEP16));
+        EnrollmentLedger.Charge c = l.charge(A, PEEP16, 2, T);
+        assertArrayEquals(new double[] {16, 32}, c.composedAfter());
+        assertEquals(2, l.releasesInForm(A, PEEP16));
+        assertEquals(0, l.releasesInForm(A, PEEP8), "another form is a release to make");
+        l.charge(A, PEEP8, 1, T);
+        assertEquals(0, l.releasesInForm(A, PEEP16), "the latest form is the one remembered");
+        assertEquals(40.0, l.entry(A).composedEpsilon());
+        assertEquals(3, l.entry(A).releases());
+    }
+
+    @Test
+    void gaussianReleasesComposeInMuAndMixWithPureOnesByBasicComposition(@TempDir Path dir) throws Exception {
+        EnrollmentLedger l = EnrollmentLedger.open(dir.resolve("l.txt"), 100);
+        double mu = 0.5;
+        EnrollmentLedger.Form g = new EnrollmentLedger.Form("GAUSSIAN", "gdp", "pca-1", MuGdp.epsilonFor(mu, MuGdp.DEFAULT_DELTA),
+                mu, false);
+        EnrollmentLedger.Charge c = l.charge(A, g, 4, T);
+        assertEquals(MuGdp.epsilonFor(1.0, MuGdp.DEFAULT_DELTA), c.composedAfter()[3], 1e-12,
+                "four releases at mu 0.5 compose to mu 1, far below four times their epsilon");
+        l.charge(A, PEEP8, 1, T);
+        assertEquals(8 + MuGdp.epsilonFor(1.0, MuGdp.DEFAULT_DELTA), l.entry(A).composedEpsilon(), 1e-12);
+    }
+
+    @Test
+    void theCapRefusesWhatWouldPassItAndCountsTheRefusal(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("l.txt");
+        EnrollmentLedger l = EnrollmentLedger.open(f, 40);
+        EnrollmentLedger.Charge c = l.charge(A, PEEP16, 3, T);
+        assertEquals(2, c.granted(), "16 + 16 fits under 40, a third 16 would not");
+        assertEquals(1, l.entry(A).refused());
+        EnrollmentLedger.Charge later = l.charge(A, PEEP8, 2, T);
+        assertEquals(1, later.granted(), "32 + 8 = 40 reaches the cap exactly; nothing more");
+        assertEquals(0, l.charge(A, PEEP8, 1, T).granted());
+        EnrollmentLedger.Stats s = EnrollmentLedger.open(f, 40).stats();
+        assertEquals(1, s.images());
+        assertEquals(3, s.releases());
+        assertEquals(3, s.refused(), "refusals survive a reopen");
+        assertEquals(40.0, s.maxComposedEpsilon());
+        // A lower cap on the next start holds at once: nothing more for an image already past it.
+        assertEquals(0, EnrollmentLedger.open(f, 20).charge(A, PEEP8, 1, T).granted());
+    }
+
+    @Test
+    void everyEntrySurvivesAReopen(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("l.txt");
+        EnrollmentLedger l = EnrollmentLedger.open(f, 100);
+        l.charge(A, PEEP16, 1, T);
+        l.charge(B, PEEP16, 2, T);
+        l.charge(A, PEEP8, 1, T.plusSeconds(5));
+        EnrollmentLedger again = EnrollmentLedger.open(f, 100);
+        assertEquals(l.entry(A), again.entry(A));
+        assertEquals(l.entry(B), again.entry(B));
+        assertEquals(l.stats(), again.stats());
+    }
+
+    @Test
+    void aDamagedLineIsAClearErrorAndTheFileIsLeftAsItIs(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("l.txt");
+        EnrollmentLedger l = EnrollmentLedger.open(f, 100);
+        l.charge(A, PEEP16, 1, T);
+        l.charge(B, PEEP16, 1, T);
+        l.charge(A, PEEP8, 1, T);
+        List<String> lines = Files.readAllLines(f);
+        for (int line = 1; line < lines.size(); line++) {
+            // One changed digit in the ε of one entry: the checksum no longer matches.
+            List<String> damaged = new java.util.ArrayList<>(lines);
+            damaged.set(line, damaged.get(line).replaceFirst(" 16\\.0 ", " 1.0 ").replaceFirst(" 24\\.0 ", " 2.0 "));
+            Path g = dir.resolve("damaged-" + line + ".txt");
+            Files.write(g, damaged);
+            byte[] before = Files.readAllBytes(g);
+            var e = assertThrows(IllegalStateException.class, () -> EnrollmentLedger.open(g, 100));
+            assertTrue(e.getMessage().contains("damaged at line " + (line + 1)) && e.getMessage().contains(g.toString()),
+                    e.getMessage());
+            assertArrayEquals(before, Files.readAllBytes(g), "the damaged file is not rewritten");
+        }
+        Path other = dir.resolve("other.txt");
+        Files.writeString(other, "eventId,origin\n");
+        assertTrue(assertThrows(IllegalStateException.class, () -> EnrollmentLedger.open(other, 100)).getMessage()
+                .contains("not an enrollment ledger"));
+    }
+
+    @Test
+    void aTornLastLineIsCutOffAndEveryCompleteEntryKept(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("l.txt");
+        EnrollmentLedger l = EnrollmentLedger.open(f, 100);
+        l.charge(A, PEEP16, 1, T);
+        l.charge(B, PEEP16, 1, T);
+        String complete = Files.readString(f);
+        // A crash in the middle of the write of a third charge: it never returned, so nothing was released under it.
+        Files.writeString(f, complete + A + " PEEP|l1-cl", StandardCharsets.UTF_8);
+        EnrollmentLedger again = EnrollmentLedger.open(f, 100);
+        assertEquals(l.entry(A), again.entry(A));
+        assertEquals(l.entry(B), again.entry(B));
+        assertEquals(complete, Files.readString(f), "the torn line is cut off, the rest kept byte for byte");
+    }
+}
