@@ -75,6 +75,8 @@ test('shows the site, its live gateway and camera, its policy and floor', async 
   await gw.locator('td.ok', { hasText: 'yes' }).waitFor();
   await site().locator('table.cameras td[data-state=LIVE]').first().waitFor();
   await site().locator('dd[data-fact="floor (gateway)"]', { hasText: String(FLOOR_MAX) }).waitFor();
+  // The demo's batch gateway enrolled the synthetic faces; its ledger's figures reach the site.
+  await site().locator('dd[data-fact="enrolled images (gateways)"]', { hasText: /^[1-9]\d*$/ }).waitFor();
   const mechanism = await site().locator('dd[data-fact="mechanism"]').textContent();
   assert.match(mechanism, /FISHER|PEEP|RDP|GAUSSIAN/);
   // Models and their validation accuracy.

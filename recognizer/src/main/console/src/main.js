@@ -174,10 +174,16 @@ function renderSites(overview, series, audit) {
     live.className = `badge live ${s.live ? 'yes' : 'no'}`;
     const p = s.policy || {};
     const floor = s.floor || {};
+    const en = s.enrollment;
     const facts = [
       ['mechanism', p.mechanism], ['sensitivity mode', p.mode], ['ε per track', p.epsilonPerTrack],
       ['ε per face (release)', p.epsilonPerRelease], ['budget', p.budget], ['window', p.window],
-      ['floor (gateway)', floor.epsilonMin === undefined ? undefined : `[${fmt(floor.epsilonMin)}, ${fmt(floor.epsilonMax)}]`],
+      ['floor (gateway)', floor.epsilonMin === undefined ? undefined
+        : `[${fmt(floor.epsilonMin)}, ${fmt(floor.epsilonMax)}]` + (floor.windowMin ? ` per window ≥ ${floor.windowMin}` : '')],
+      ['enrolled images (gateways)', en && en.images],
+      ['enrolled ε, largest / cap', en && `${fmt(en.maxComposedEpsilon)} / ${fmt(en.epsilonCap)}`],
+      ['enrolled ε, total', en && en.totalComposedEpsilon],
+      ['enrollment releases refused by the cap', en && en.refusedReleases],
       ['enrollments', s.recognizer && s.recognizer.enrollments],
       ['identified / unknown', s.recognizer && `${s.recognizer.identified} / ${s.recognizer.unknown}`],
       ['dead letters', s.recognizer && s.recognizer.deadLetters]];
@@ -199,6 +205,10 @@ function renderSites(overview, series, audit) {
       cell(tr, g.uplink && g.uplink.spoolDepth);
       cell(tr, g.uplink ? (g.uplink.brokerHealthy ? 'healthy' : 'unreachable') : undefined);
       cell(tr, g.lastChange ? `${g.lastChange.outcome} → ${fmt(g.lastChange.epsilonApplied)}` : undefined);
+      const ge = g.enrollment;
+      const enrolled = !ge ? undefined : ge.error ? `ledger error: ${ge.error}`
+        : `${ge.images} images, ε ${fmt(ge.maxComposedEpsilon)} / ${fmt(ge.epsilonCap)}, ${ge.refusedReleases} refused`;
+      cell(tr, enrolled, ge && ge.error ? 'bad' : undefined).dataset.field = 'enrollment';
     });
     fillTable($('table.cameras tbody', el), s.cameras, (tr, cam) => {
       cell(tr, cam.gateway);

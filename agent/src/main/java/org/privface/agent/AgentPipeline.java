@@ -207,7 +207,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         Path file = settings.getDataDir().resolve(ENROLLMENT_LEDGER);
         EnrollmentLedger ledger;
         try {
-            ledger = EnrollmentLedger.open(file, settings.getFloor().getEnrollmentEpsilonCap());
+            Double cap = settings.getFloor().getEnrollmentEpsilonCap();
+            ledger = EnrollmentLedger.open(file, cap != null ? cap : settings.getEnrollReleases() * policies.floor().epsilonMax());
         } catch (IOException | RuntimeException e) {
             // Releasing without the ledger could pass an image's cap: enrollment stops, the cameras go on.
             LOG.error("enrollments are not published: {}", e.getMessage());

@@ -105,13 +105,16 @@ public class AgentSettings {
         private double epsilonMax = 100;
         /** The shortest budget window: an appearance spends at most epsilon-max per window of at least this. */
         private Duration windowMin = org.privface.agent.policy.PrivacyFloor.DEFAULT_WINDOW_MIN;
-        /** Composed ε each enrollment image may spend over the gateway's whole life (the enrollment ledger). */
-        private double enrollmentEpsilonCap = 100;
+        /**
+         * Composed ε each enrollment image may spend over the gateway's whole life (the enrollment
+         * ledger); unset, enroll-releases × epsilon-max: one enrollment at the highest ε the floor allows.
+         */
+        private Double enrollmentEpsilonCap;
 
         public Duration getWindowMin() { return windowMin; }
         public void setWindowMin(Duration windowMin) { this.windowMin = windowMin; }
-        public double getEnrollmentEpsilonCap() { return enrollmentEpsilonCap; }
-        public void setEnrollmentEpsilonCap(double enrollmentEpsilonCap) { this.enrollmentEpsilonCap = enrollmentEpsilonCap; }
+        public Double getEnrollmentEpsilonCap() { return enrollmentEpsilonCap; }
+        public void setEnrollmentEpsilonCap(Double enrollmentEpsilonCap) { this.enrollmentEpsilonCap = enrollmentEpsilonCap; }
 
         public double getEpsilonMin() { return epsilonMin; }
         public void setEpsilonMin(double epsilonMin) { this.epsilonMin = epsilonMin; }

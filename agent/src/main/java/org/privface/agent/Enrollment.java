@@ -74,10 +74,10 @@ final class Enrollment {
                 continue;
             }
             EnrollmentLedger.Charge c = ledger.charge(hash, form, releasesPerImage - have, Instant.now());
-            if (c.granted() < c.requested()) {
-                refusedNow += c.requested() - c.granted();
+            if (c.refused() > 0) {
+                refusedNow += c.refused();
                 LOG.warn("enrollment image {}: {} release(s) refused, its composed epsilon {} would pass the cap {}",
-                        faces.origins().get(i), c.requested() - c.granted(), c.entry().composedEpsilon(), ledger.cap());
+                        faces.origins().get(i), c.refused(), c.entry().composedEpsilon(), ledger.cap());
             }
             String label = faces.names().get(faces.labels()[i]);
             String track = "enroll-" + UUID.randomUUID();

@@ -127,7 +127,7 @@ class AgentPipelineTest implements TestPropertyProvider {
                 () -> client.retrieve(io.micronaut.http.HttpRequest.PUT("/control/policy", Map.of("mode", "paper-pixel"))
                         .bearerAuth(TOKEN)));
         assertEquals(422, bad.getStatus().getCode());
-        String shortWindow = client.retrieve(io.micronaut.http.HttpRequest.PUT("/control/policy", Map.of("window", "PT0.001S"))
+        String shortWindow = client.retrieve(io.micronaut.http.HttpRequest.PUT("/control/policy", Map.of("window", 1_000_000))
                 .bearerAuth(TOKEN));
         assertTrue(shortWindow.contains("CLAMPED") && shortWindow.contains("\"window\":\"PT10M\""), shortWindow);
         String audit = client.retrieve(io.micronaut.http.HttpRequest.GET("/control/audit").bearerAuth(TOKEN));
@@ -138,6 +138,19 @@ class AgentPipelineTest implements TestPropertyProvider {
     @org.junit.jupiter.api.Order(3)
     void nothingButPerturbedRecordsAndTheAuditLogReachTheGatewaysDisk() throws Exception {
         assertTrue(pipeline.awaitCompletion());
+        // The ε change above (16 to 64) is a new form for every enrollment image: under the cap of
+        // 1 × 64 each is refused (16 + 64 > 64), in the background. Wait for it, then for the spool.
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Map<?, ?> enrollment = (Map<?, ?>) gateway.report().get("enrollment");
+        while (((Number) enrollment.get("refusedThisRun")).longValue() < ((Number) enrollment.get("images")).longValue()
+                && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            enrollment = (Map<?, ?>) gateway.report().get("enrollment");
+        }
+        assertEquals(enrollment.get("images"), ((Number) enrollment.get("releasedThisRun")).intValue(), enrollment.toString());
+        assertEquals(enrollment.get("images"), ((Number) enrollment.get("refusedThisRun")).intValue(), enrollment.toString());
+        assertEquals(16.0, enrollment.get("maxComposedEpsilon"), "the cap held");
+        assertTrue(pipeline.uplink().drain(Duration.ofSeconds(60)));
         assertEquals(0, pipeline.uplink().spool().depth(), "every record acknowledged and removed from the spool");
         List<Path> files;
         try (var walk = Files.walk(DATA_DIR)) {
@@ -172,7 +185,7 @@ class AgentPipelineTest implements TestPropertyProvider {
                 new org.apache.kafka.common.serialization.StringSerializer(),
                 new org.apache.kafka.common.serialization.StringSerializer())) {
             var rec = new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE,
-                    "{\"epsilon\": 0.01, \"window\": \"PT0.001S\"}");
+                    "{\"epsilon\": 0.01, \"window\": 1000000}"); // a Duration in JSON is nanoseconds: 1 ms
             rec.headers().add("privface.operator", "carol".getBytes());
             producer.send(rec).get();
             producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE, "not json")).get();
@@ -212,7 +225,7 @@ class AgentPipelineTest implements TestPropertyProvider {
         assertTrue(report != null && report.contains("\"epsilonPerTrack\":0.1") && report.contains("\"floor\"")
                 && report.contains("\"windowMin\":\"PT10M\""), report);
         // The enrollment ledger's figures travel in the report.
-        assertTrue(report.contains("\"enrollment\":{") && report.contains("\"epsilonCap\":100.0"), report);
+        assertTrue(report.contains("\"enrollment\":{") && report.contains("\"epsilonCap\":64.0"), report);
     }
 
     @Test

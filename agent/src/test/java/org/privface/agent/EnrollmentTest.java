@@ -146,6 +146,7 @@ class EnrollmentTest {
             other.setEpsilon(16.0);
             assertEquals(PolicyStore.Outcome.ACCEPTED, store.applyRemote(other, "rest", "mallory").outcome());
             assertEquals(0, r.enrollment.publish(store.current().policy()), "40 + 16 would pass the cap: refused");
+            assertEquals(0, r.enrollment.publish(store.current().policy()), "asked again, still refused, not counted again");
             assertEquals(40.0, r.ledger.cap());
             EnrollmentLedger.Stats s = r.ledger.stats();
             assertEquals(n, s.refused());

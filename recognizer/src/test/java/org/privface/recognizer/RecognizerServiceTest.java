@@ -186,6 +186,14 @@ class RecognizerServiceTest implements TestPropertyProvider {
                 PerturbedFace e = face(RecordKind.ENROLLMENT, people[i % 3], centres[i % 3], r);
                 producer.send(new ProducerRecord<>(Topics.enrollment(SITE), "enrollment", FaceRecords.encode(e)));
             }
+            // Two gateways' status reports with their enrollment ledgers' figures, for the console.
+            for (String[] gw : new String[][] {{"gw-a", "30", "90", "0", "48.0", "1440.0", "100.0"},
+                    {"gw-b", "12", "12", "5", "64.0", "768.0", "64.0"}}) {
+                String report = "{\"gateway\":\"" + gw[0] + "\",\"site\":\"" + SITE + "\",\"enrollment\":{\"images\":" + gw[1]
+                        + ",\"releases\":" + gw[2] + ",\"refusedReleases\":" + gw[3] + ",\"maxComposedEpsilon\":" + gw[4]
+                        + ",\"totalComposedEpsilon\":" + gw[5] + ",\"epsilonCap\":" + gw[6] + "}}";
+                producer.send(new ProducerRecord<>(Topics.status(SITE), gw[0], report.getBytes(StandardCharsets.UTF_8)));
+            }
             producer.flush();
         }
 
@@ -333,6 +341,9 @@ class RecognizerServiceTest implements TestPropertyProvider {
         String sites = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/sites")));
         String overview = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/console/api/overview")));
         assertTrue(overview.contains("\"site\":\"" + SITE + "\"") && overview.contains("\"validationAccuracy\""), overview);
+        // The site's enrolled faces, summed over its gateways' ledgers; the lower cap binds first.
+        assertTrue(overview.contains("\"enrollment\":{\"images\":42,\"releases\":102,\"refusedReleases\":5,"
+                + "\"maxComposedEpsilon\":64.0,\"totalComposedEpsilon\":2208.0,\"epsilonCap\":64.0}"), overview);
         assertTrue(sites.contains("\"site\":\"" + SITE + "\"") && sites.contains("\"identified\":31")
                 && sites.contains("\"deadLetters\":" + DEAD_LETTERS.size()) && sites.contains("\"duplicates\":1"), sites);
 

@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class EnrollmentLedger {
     private static final Logger LOG = LoggerFactory.getLogger(EnrollmentLedger.class);
-    static final String HEADER = "# privface enrollment ledger v1: sha256 form releasesInForm releases epsilonPure muSquared refused first last crc32c";
+    static final String HEADER = "# privface enrollment ledger v1: sha256 form releasesInForm releases epsilonPure muSquared refused"
+            + " refusedForm first last crc32c";
 
     /**
      * What a release looks like to the recognizer: the feature space it lands in and its noise.
@@ -75,9 +76,13 @@ public final class EnrollmentLedger {
         }
     }
 
-    /** One image's account. */
+    /**
+     * One image's account.
+     *
+     * @param refusedForm the form the cap last refused, so asking again for it is not counted again; null if none
+     */
     public record Entry(String sha256, Form form, int releasesInForm, long releases, double epsilonPure, double muSquared,
-                        long refused, Instant first, Instant last) {
+                        long refused, Form refusedForm, Instant first, Instant last) {
         /** The composed ε of every release so far, at δ = {@link MuGdp#DEFAULT_DELTA} where any was Gaussian. */
         public double composedEpsilon() {
             return MuGdp.combinedEpsilon(epsilonPure, Math.sqrt(muSquared), MuGdp.DEFAULT_DELTA);
@@ -88,8 +93,9 @@ public final class EnrollmentLedger {
      * The outcome of asking for releases of one image.
      *
      * @param composedAfter the image's composed ε after each granted release; its length is the number granted
+     * @param refused       releases refused by this call; 0 when the same form was refused before (not counted twice)
      */
-    public record Charge(int requested, double[] composedAfter, Entry entry) {
+    public record Charge(int requested, double[] composedAfter, int refused, Entry entry) {
         public int granted() {
             return composedAfter.length;
         }
@@ -188,13 +194,16 @@ public final class EnrollmentLedger {
             muSq = m;
             after[granted++] = composed;
         }
-        long refused = (e == null ? 0 : e.refused()) + (wanted - granted);
+        if (granted == 0 && e != null && form.equals(e.refusedForm())) {
+            return new Charge(wanted, new double[0], 0, e); // refused and counted before; nothing changed
+        }
+        int refusedNow = wanted - granted;
         Entry next = new Entry(sha256, granted > 0 || e == null ? form : e.form(), granted > 0 || e == null ? inForm + granted
-                : e.releasesInForm(), (e == null ? 0 : e.releases()) + granted, pure, muSq, refused,
-                e == null ? now : e.first(), now);
+                : e.releasesInForm(), (e == null ? 0 : e.releases()) + granted, pure, muSq,
+                (e == null ? 0 : e.refused()) + refusedNow, refusedNow > 0 ? form : null, e == null ? now : e.first(), now);
         append(format(next) + "\n");
         entries.put(sha256, next);
-        return new Charge(wanted, java.util.Arrays.copyOf(after, granted), next);
+        return new Charge(wanted, java.util.Arrays.copyOf(after, granted), refusedNow, next);
     }
 
     public synchronized Entry entry(String sha256) {
@@ -246,7 +255,8 @@ public final class EnrollmentLedger {
     static String format(Entry e) {
         String body = String.join(" ", e.sha256(), e.form().encode(), Integer.toString(e.releasesInForm()),
                 Long.toString(e.releases()), Double.toString(e.epsilonPure()), Double.toString(e.muSquared()),
-                Long.toString(e.refused()), e.first().toString(), e.last().toString());
+                Long.toString(e.refused()), e.refusedForm() == null ? "-" : e.refusedForm().encode(), e.first().toString(),
+                e.last().toString());
         return body + " " + crc(body);
     }
 
@@ -260,11 +270,12 @@ public final class EnrollmentLedger {
             throw new IllegalArgumentException("checksum mismatch");
         }
         String[] f = body.split(" ", -1);
-        if (f.length != 9 || !f[0].matches("[0-9a-f]{64}")) {
-            throw new IllegalArgumentException("expected 9 fields starting with a SHA-256, got " + f.length);
+        if (f.length != 10 || !f[0].matches("[0-9a-f]{64}")) {
+            throw new IllegalArgumentException("expected 10 fields starting with a SHA-256, got " + f.length);
         }
         Entry e = new Entry(f[0], Form.decode(f[1]), Integer.parseInt(f[2]), Long.parseLong(f[3]), Double.parseDouble(f[4]),
-                Double.parseDouble(f[5]), Long.parseLong(f[6]), Instant.parse(f[7]), Instant.parse(f[8]));
+                Double.parseDouble(f[5]), Long.parseLong(f[6]), f[7].equals("-") ? null : Form.decode(f[7]),
+                Instant.parse(f[8]), Instant.parse(f[9]));
         if (!(e.epsilonPure() >= 0) || !(e.muSquared() >= 0) || e.releases() < 0 || e.refused() < 0 || e.releasesInForm() < 0) {
             throw new IllegalArgumentException("negative or NaN figures");
         }

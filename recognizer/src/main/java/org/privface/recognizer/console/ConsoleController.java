@@ -124,7 +124,7 @@ public class ConsoleController {
                 g.put("live", gwLive);
                 g.put("reportedAt", at.toString());
                 g.put("reportAgeSeconds", Duration.between(at, now).toSeconds());
-                for (String k : List.of("policyVersion", "policy", "floor", "uplink", "lastChange", "startedAt")) {
+                for (String k : List.of("policyVersion", "policy", "floor", "uplink", "lastChange", "startedAt", "enrollment")) {
                     g.put(k, body.get(k));
                 }
                 g.put("framesPerSec", StatusReader.rate(e.getValue(), "frames"));
@@ -161,6 +161,7 @@ public class ConsoleController {
             s.put("floor", floor);
             s.put("gateways", gws);
             s.put("cameras", cams);
+            s.put("enrollment", enrollment(gws));
             s.put("recognizer", stats.get(site));
             out.add(s);
         }
@@ -169,6 +170,40 @@ public class ConsoleController {
         r.put("sites", out);
         r.put("models", models.models());
         return r;
+    }
+
+    /**
+     * The site's enrolled faces as its gateways last reported their enrollment ledgers: images,
+     * releases and refusals summed, the largest composed ε of any image, and the lowest cap (the
+     * one that binds first). Null when no gateway reports a ledger.
+     */
+    static Map<String, Object> enrollment(List<Map<String, Object>> gateways) {
+        Map<String, Object> out = null;
+        for (Map<String, Object> g : gateways) {
+            if (!(g.get("enrollment") instanceof Map<?, ?> e) || !(e.get("epsilonCap") instanceof Number cap)) {
+                continue; // no ledger, or one that could not be opened (its error is in the gateway's row)
+            }
+            if (out == null) {
+                out = new LinkedHashMap<>();
+                out.put("images", 0L);
+                out.put("releases", 0L);
+                out.put("refusedReleases", 0L);
+                out.put("maxComposedEpsilon", 0.0);
+                out.put("totalComposedEpsilon", 0.0);
+                out.put("epsilonCap", Double.POSITIVE_INFINITY);
+            }
+            for (String k : List.of("images", "releases", "refusedReleases")) {
+                out.put(k, (Long) out.get(k) + number(e.get(k)).longValue());
+            }
+            out.put("maxComposedEpsilon", Math.max((Double) out.get("maxComposedEpsilon"), number(e.get("maxComposedEpsilon")).doubleValue()));
+            out.put("totalComposedEpsilon", (Double) out.get("totalComposedEpsilon") + number(e.get("totalComposedEpsilon")).doubleValue());
+            out.put("epsilonCap", Math.min((Double) out.get("epsilonCap"), cap.doubleValue()));
+        }
+        return out;
+    }
+
+    private static Number number(Object o) {
+        return o instanceof Number n ? n : 0;
     }
 
     @Get("/api/series")
