@@ -121,7 +121,7 @@ class PolicyStoreTest {
         for (String source : List.of("rest", "control-topic@9")) {
             PolicyStore.Result r = s.applyRemote(window("PT0.001S"), source, "mallory");
             assertEquals(PolicyStore.Outcome.CLAMPED, r.outcome(), source);
-            assertEquals(PrivacyFloor.DEFAULT_WINDOW_MIN, r.current().policy().window(), source);
+            assertEquals(Duration.ofMinutes(10), r.current().policy().window(), source + ": the default window-min");
             assertTrue(r.reason().contains("window raised to the floor's minimum PT10M"), r.reason());
         }
         assertEquals(PolicyStore.Outcome.ACCEPTED, s.applyRemote(window("PT1H"), "rest", "alice").outcome());
