@@ -85,7 +85,7 @@ final class CameraWorker {
         releasesCounter = Counter.builder("privface.agent.releases").tag("site", site).tag("camera", camera)
                 .description("perturbed faces released (spooled for the broker)").register(metrics);
         withheldCounter = Counter.builder("privface.agent.releases.withheld").tag("site", site).tag("camera", camera)
-                .description("faces not released because their track's budget was spent").register(metrics);
+                .description("faces not released: their track's budget was spent, or the tracker was full").register(metrics);
         epsilonPerRelease = DistributionSummary.builder("privface.agent.epsilon.per.face").tag("site", site)
                 .tag("camera", camera).description("epsilon each released face spent").register(metrics);
         releasesPerTrack = DistributionSummary.builder("privface.agent.releases.per.track").tag("site", site)
