@@ -61,6 +61,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private volatile ControlTopic control;
     private volatile OriginLog origins;
     private volatile Enrollment enrollment;
+    private volatile java.util.concurrent.ExecutorService reenroll;
     private volatile Thread main;
 
     public AgentPipeline(AgentSettings settings, List<CameraSettings> cameraSettings,
@@ -219,7 +220,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 ledger);
         enrollment = en;
         state.register("enrollment", en::report);
-        java.util.concurrent.ExecutorService reenroll = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        reenroll = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "agent-reenroll");
             t.setDaemon(true);
             return t;
@@ -229,13 +230,17 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         AtomicBoolean replayed = new AtomicBoolean();
         policies.onChange(v -> {
             if (replayed.get()) {
-                reenroll.execute(() -> {
-                    try {
-                        en.publish(policies.current().policy());
-                    } catch (RuntimeException e) {
-                        LOG.error("re-enrollment failed: {}", e.toString());
-                    }
-                });
+                try {
+                    reenroll.execute(() -> {
+                        try {
+                            en.publish(policies.current().policy());
+                        } catch (RuntimeException e) {
+                            LOG.error("re-enrollment failed: {}", e.toString());
+                        }
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    LOG.info("policy v{} arrived while the agent stops: no re-enrollment", v.version());
+                }
             }
         });
         ControlTopic c = control;
@@ -291,6 +296,11 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
         if (control != null) {
             control.close();
+        }
+        java.util.concurrent.ExecutorService r = reenroll;
+        if (r != null) {
+            r.shutdownNow();
+            r.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
         }
         if (uplink != null) {
             uplink.close();
