@@ -567,6 +567,10 @@ public final class EdgeBenchmark {
                         continue;
                     }
                     faces++;
+                    if (t.untracked()) { // the tracker is full, as CameraWorker withholds it
+                        withheld++;
+                        continue;
+                    }
                     Optional<TrackBudget.Grant> grant = budget.request(t.trackId(), t.framesSeen(), capturedAt);
                     if (grant.isEmpty()) {
                         withheld++;
