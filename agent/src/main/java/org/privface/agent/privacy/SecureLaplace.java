@@ -29,12 +29,13 @@ import org.privface.agent.privacy.ExactCoins.Bits;
  *
  * <p>Cost. g is the smallest power of two ≥ b·2^-20, so T ∈ (2^19, 2^20 + d/ε]: the rounding
  * inflates the noise by at most a relative d·2^-19/ε, and every integer of the coins fits in a long.
- * A coordinate costs about 14 bytes of generator output (measured: see SecureLaplaceExactTest).
+ * A coordinate costs 100 to 150 random bits, 13 to 19 bytes of generator output, depending on
+ * where T falls between powers of two (counted in SecureLaplaceExactTest).
  */
 public final class SecureLaplace {
     /** g is the smallest power of two at least b / 2^20: a grid a million times finer than the noise. */
     static final int GRANULARITY_EXPONENT = 20;
-    /** Random bytes fetched per coordinate in one bulk draw (a sample uses about 14); running short costs another draw. */
+    /** Random bytes fetched per coordinate in one bulk draw (a sample uses 13 to 19); running short costs another draw. */
     static final int BYTES_PER_COORDINATE = 24;
     /** The largest scale in steps accepted: far above any real use, far below where the coins' products overflow. */
     static final long MAX_SCALE_STEPS = 1L << 52;
