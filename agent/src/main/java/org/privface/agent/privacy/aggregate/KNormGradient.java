@@ -28,10 +28,9 @@ import org.privface.agent.privacy.Privacy;
  * of the target; the privacy loss is then at most ε/2 + 2dh, which the unused half of ε covers
  * ({@link #release} refuses ε &lt; 4dh). Not exact: V and the direction come from 53-bit uniforms
  * and double-precision Box–Muller. Their distance from the continuous laws (δ_fp in total
- * variation) is not bounded here, so strictly the release is (ε, (1 + e^ε)·δ_fp)-DP; we expect
- * δ_fp to be of the order of 2^-40 (an estimate, not a theorem). The old radius, −ln U by
- * inversion, also cut each exponential's tail at 36.7 with holes beyond about 23; for d ≥ 2 that
- * mass was far below 2^-53, and for d = 1 it was the Laplace sampler's defect.
+ * variation) is not bounded here, so strictly the release is (ε, (1 + e^ε)·δ_fp)-DP. The old
+ * radius, −ln U by inversion, cut each exponential's tail at 36.7 with holes beyond about 23,
+ * the defect of the old Laplace sampler.
  *
  * <p><b>Unit sphere</b> S^{d−1} for L2-normalised features, the Fréchet mean. Records are clipped
  * to the geodesic ball B_r(c) about a public centre c, r &lt; π/4; F_D(η) = (1/2n)Σρ(η, x_i)²,
