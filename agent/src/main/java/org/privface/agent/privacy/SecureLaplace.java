@@ -27,9 +27,9 @@ import org.privface.agent.privacy.ExactCoins.Bits;
  * the requested b = Δ/ε, since D > Δ/g. The per-coordinate and scaled forms are the case d = 1
  * per coordinate, composed.
  *
- * <p>Cost. g is the smallest power of two ≥ b·2^-20, so T ∈ (2^19, 2^20 + d/ε]: the rounding
- * inflates the noise by at most a relative d·2^-19/ε, and every integer of the coins fits in a long.
- * A coordinate costs 100 to 150 random bits, 13 to 19 bytes of generator output, depending on
+ * <p>Cost. g is the smallest power of two ≥ b·2^-20, so T ∈ (2^19, 2^20 + d/ε + 1]: the rounding
+ * inflates the noise by at most a relative (d/ε + 1)·2^-19, and every integer of the coins fits
+ * in a long. A coordinate costs 100 to 150 random bits, 13 to 19 bytes of generator output, depending on
  * where T falls between powers of two (counted in SecureLaplaceExactTest).
  */
 public final class SecureLaplace {
@@ -37,7 +37,11 @@ public final class SecureLaplace {
     static final int GRANULARITY_EXPONENT = 20;
     /** Random bytes fetched per coordinate in one bulk draw (a sample uses 13 to 19); running short costs another draw. */
     static final int BYTES_PER_COORDINATE = 24;
-    /** The largest scale in steps accepted: far above any real use, far below where the coins' products overflow. */
+    /**
+     * The largest scale in steps accepted, far above any real use (T ≈ 2^20). Below it the coins'
+     * products T·k and T·v leave a long only after 2^11 successes in a row (probability below
+     * e^-2000), and then throw rather than mis-sample.
+     */
     static final long MAX_SCALE_STEPS = 1L << 52;
 
     private static final double TWO_POW_MINUS_53 = 0x1.0p-53;
