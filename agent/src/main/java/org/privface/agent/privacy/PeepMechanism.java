@@ -33,7 +33,8 @@ public final class PeepMechanism implements FaceMechanism {
                 noiseScale = nc / epsilon;
             }
             case L1_CLIP -> {
-                epsilonPerCoordinate = epsilon / nc;
+                // One coordinate can carry the whole L1 distance 2C, so one coordinate can cost the whole ε.
+                epsilonPerCoordinate = epsilon;
                 epsilonPerFace = epsilon;
                 noiseScale = 2 * basis.l1Radius() / epsilon;
             }
@@ -128,7 +129,11 @@ public final class PeepMechanism implements FaceMechanism {
         return epsilonPerFace;
     }
 
-    /** ε each released coordinate (or, in paper-pixel, each pixel) receives. */
+    /**
+     * ε each released coordinate (or, in paper-pixel, each pixel) can cost at worst: ε/nc in vector
+     * mode (each coordinate spans 1 of the L1 diameter nc), the whole ε in l1-clip (one coordinate
+     * can carry all of Δ), ε in the paper modes.
+     */
     public double epsilonPerCoordinate() {
         return epsilonPerCoordinate;
     }

@@ -260,7 +260,7 @@ public final class Demo {
         System.out.println("=== privface demo summary ===");
         System.out.printf("mechanism:            %s, mode %s, %d components, basis %s%n",
                 any.getMechanism().getName(), any.getMechanism().getSensitivityMode(), any.getDimension(), any.getMechanism().getBasisId());
-        System.out.printf("epsilon per face:     %.3f (per coordinate %.4f) on every record%n", epsFace,
+        System.out.printf("epsilon per face:     %.3f (at most %.4f for one coordinate) on every record%n", epsFace,
                 any.getMechanism().getEpsilonPerCoordinate());
         System.out.printf("faces detected:       %d in query frames%n", queries);
         PerturbedFace query = o.published().values().stream().filter(f -> f.getEnrollmentLabel() == null)

@@ -13,14 +13,24 @@ import org.privface.agent.privacy.Privacy;
  *
  * <p><b>Euclidean</b> (K the L2 ball). F_D(θ) = (1/2n)Σ‖θ − x_i‖², x_i the records clipped to norm
  * τ about a public centre, so ∇F_D(θ) = θ − x̄_D and Δ = sup ‖x̄_D − x̄_D'‖ = 2τ/n. The density
- * ∝ exp(−‖θ − x̄‖/σ) is sampled exactly: radius ~ Gamma(d, σ) (the radial density ∝ r^{d−1}e^{−r/σ})
- * as a sum of d exponentials, direction uniform on S^{d−1} as a normalised Gaussian vector.
+ * ∝ exp(−‖θ − x̄‖/σ) is sampled as radius ~ Gamma(d, σ) (the radial density ∝ r^{d−1}e^{−r/σ}),
+ * a sum of d exponentials, times a direction uniform on S^{d−1}, a normalised Gaussian vector.
  * Proof sketch: the ratio of unnormalised densities is ≤ exp(Δ/σ) and, as the normaliser is
  * translation invariant, that is the whole privacy loss: ε/2. KNG's factor 2 (for normalisers that
  * depend on D, as on the sphere) is kept so both releases read the same way; Hardt and Talwar's
  * K-norm mechanism would allow σ = Δ/ε. Floating point: x̄ is rounded to a power-of-two grid
  * g ≈ σ·2^-20 (Δ grows by √d·g to cover it) and the noise is rounded to whole grid steps, which are
  * data-independent integers; the output is exactly (round(x̄/g) + k)·g.
+ *
+ * <p>What the sampler guarantees. Each exponential is h·(G + V) with G an exact geometric and no
+ * tail cut ({@link SecureDraws}, h = 2^-32): with V continuous its density is within e^{±h} of
+ * Exp(1)'s, so the radius's is within e^{±dh} of Gamma(d)'s and the noise density within e^{±dh}
+ * of the target; the privacy loss is then at most ε/2 + 2dh, which the unused half of ε covers
+ * ({@link #release} refuses ε &lt; 4dh). Not exact: V and the direction come from 53-bit uniforms
+ * and double-precision Box–Muller. Their distance from the continuous laws (δ_fp in total
+ * variation) is not bounded here, so strictly the release is (ε, (1 + e^ε)·δ_fp)-DP. The old
+ * radius, −ln U by inversion, cut each exponential's tail at 36.7 with holes beyond about 23,
+ * the defect of the old Laplace sampler.
  *
  * <p><b>Unit sphere</b> S^{d−1} for L2-normalised features, the Fréchet mean. Records are clipped
  * to the geodesic ball B_r(c) about a public centre c, r &lt; π/4; F_D(η) = (1/2n)Σρ(η, x_i)²,
@@ -91,6 +101,9 @@ public final class KNormGradient {
         }
         double g = SecureDraws.granularity(scale(l2Sensitivity, epsilon));
         double sigma = scale(l2Sensitivity + Math.sqrt(d) * g, epsilon);
+        if (4 * d * SecureDraws.EXPONENTIAL_GRID > epsilon) {
+            throw new IllegalArgumentException("epsilon " + epsilon + " is below what the radius grid costs for d = " + d);
+        }
         double[] z = noise(d, sigma);
         double[] out = new double[d];
         for (int j = 0; j < d; j++) {
@@ -115,7 +128,7 @@ public final class KNormGradient {
         return u;
     }
 
-    /** Gamma(shape, scale) for integer shape, exactly: scale·Σ of shape Exp(1) draws. */
+    /** Gamma(shape, scale) for integer shape: scale·Σ of shape Exp(1) draws, each without a cut tail (see the class comment). */
     double gamma(int shape, double scale) {
         double s = 0;
         for (int i = 0; i < shape; i++) {

@@ -54,7 +54,8 @@ public final class FisherMechanism implements FaceMechanism {
             }
         }
         double[] noisy = laplace.addNoise(z, 2 * r, epsilon);
-        return new Release(noisy, "FISHER", "l1-clip", epsilon / z.length, epsilon, 2 * r / epsilon, basis.id(), null);
+        // Per coordinate the worst case is the whole ε: under an L1 clip one coordinate can carry all of 2R.
+        return new Release(noisy, "FISHER", "l1-clip", epsilon, epsilon, 2 * r / epsilon, basis.id(), null);
     }
 
     @Override

@@ -81,7 +81,8 @@ public final class GaussianMechanism implements FaceMechanism {
         }
         this.noiseScale = sum / nc;
         this.epsilonPerFace = MuGdp.epsilonFor(mu, MuGdp.DEFAULT_DELTA);
-        this.epsilonPerCoordinate = epsilonPerFace / nc;
+        // Under the L2 clip one coordinate can carry the whole sensitivity: per coordinate, the whole ε.
+        this.epsilonPerCoordinate = epsilonPerFace;
     }
 
     /** Δ = 2τ·max_i √λ_i/(λ_i + φ): the sup of ‖C^{-1/2}S(c − c′)‖₂ over the τ-ball (see the class comment). */
@@ -145,7 +146,7 @@ public final class GaussianMechanism implements FaceMechanism {
         return epsilonPerFace;
     }
 
-    /** The per-face ε spread evenly over the nc coordinates, as PEEP's per-face modes report it. */
+    /** The worst-case ε of one coordinate: the whole per-face ε, since one coordinate can carry all of Δ. */
     public double epsilonPerCoordinate() {
         return epsilonPerCoordinate;
     }

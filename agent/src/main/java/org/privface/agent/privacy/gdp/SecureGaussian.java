@@ -1,12 +1,11 @@
 package org.privface.agent.privacy.gdp;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Objects;
 
+import org.privface.agent.privacy.ExactCoins;
+import org.privface.agent.privacy.ExactCoins.Bits;
 import org.privface.agent.privacy.Privacy;
 
 /**
@@ -20,7 +19,7 @@ import org.privface.agent.privacy.Privacy;
  * sampler can reveal x (Mironov 2012). The noise actually added, S_i·g_i, is never below σ_i.
  *
  * <p>Sampler: Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS
- * 2020), Algorithms 1-3: Bernoulli(e^-γ) by the alternating-series trick, discrete Laplace by
+ * 2020), Algorithms 1-3 (the coins and Algorithms 1-2 live in {@link ExactCoins}): Bernoulli(e^-γ) by the alternating-series trick, discrete Laplace by
  * rejection, discrete Gaussian by rejection from discrete Laplace with t = S + 1. Every coin is a
  * comparison of a uniform integer, drawn by rejection from raw bits, with an integer numerator, so
  * each probability is met exactly, not to floating-point accuracy. The Gaussian acceptance
@@ -61,8 +60,6 @@ public final class SecureGaussian {
      * (measured; it depends on S), and running short only costs another bulk draw.
      */
     static final int BYTES_PER_COORDINATE = 48;
-
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final SecureRandom random;
 
@@ -166,7 +163,7 @@ public final class SecureGaussian {
         long s2 = s * s;
         long b = s * t;
         while (true) {
-            long y = discreteLaplace(t, bits);
+            long y = ExactCoins.discreteLaplace(t, bits);
             long ay = Math.abs(y);
             if (ay > MAX_CANDIDATE_STEPS) {
                 continue;
@@ -177,49 +174,6 @@ public final class SecureGaussian {
                 return y;
             }
         }
-    }
-
-    /** Y with P(y) ∝ exp(−|y|/t) on the integers (CKS Algorithm 2 with s = 1). */
-    static long discreteLaplace(long t, Bits bits) {
-        while (true) {
-            long u = bits.uniform(t);
-            if (!bernoulliExpAtMostOne(u, t, bits)) {
-                continue;
-            }
-            long v = 0;
-            while (bernoulliExpAtMostOne(1, 1, bits)) {
-                v++;
-            }
-            long x = Math.addExact(u, Math.multiplyExact(t, v));
-            boolean negative = bits.bits(1) == 1;
-            if (negative && x == 0) {
-                continue; // −0 and +0 would otherwise both map to 0, doubling its weight
-            }
-            return negative ? -x : x;
-        }
-    }
-
-    /**
-     * Bernoulli(exp(−num/den)) for 0 ≤ num ≤ den (CKS Algorithm 1): K counts successive
-     * Bernoulli(γ/K) successes; P(K odd) = Σ (−γ)^k/k! = e^-γ.
-     */
-    static boolean bernoulliExpAtMostOne(long num, long den, Bits bits) {
-        long k = 1;
-        while (bits.bernoulli(num, Math.multiplyExact(den, k))) {
-            k++;
-        }
-        return (k & 1) == 1;
-    }
-
-    /** Bernoulli(exp(−num/den)) for any num ≥ 0: one e^-1 coin per whole unit of γ, then the rest. */
-    static boolean bernoulliExp(long num, long den, Bits bits) {
-        while (num > den) {
-            if (!bernoulliExpAtMostOne(1, 1, bits)) {
-                return false;
-            }
-            num -= den;
-        }
-        return bernoulliExpAtMostOne(num, den, bits);
     }
 
     /**
@@ -246,74 +200,5 @@ public final class SecureGaussian {
             }
         }
         return true;
-    }
-
-    /**
-     * Uniform bits from one bulk draw of the secure generator (refilled in bulk when used up): a
-     * lock and a DRBG call per coin would cost more than the sampling itself.
-     */
-    static final class Bits {
-        private final SecureRandom random;
-        private final byte[] buffer;
-        private int position;
-        private long word;
-        private int available;
-
-        Bits(SecureRandom random, int bytes) {
-            this.random = random;
-            this.buffer = new byte[Math.max(64, (bytes + 7) & ~7)];
-            random.nextBytes(buffer);
-        }
-
-        private long nextWord() {
-            if (position == buffer.length) {
-                random.nextBytes(buffer);
-                position = 0;
-            }
-            long w = (long) LONGS.get(buffer, position);
-            position += 8;
-            return w;
-        }
-
-        /** k uniform bits, 1 ≤ k ≤ 63, in the low bits of the result. */
-        long bits(int k) {
-            if (k <= available) {
-                long r = word & ((1L << k) - 1);
-                word >>>= k;
-                available -= k;
-                return r;
-            }
-            // Use up what is left of the current word, then the rest from a fresh one.
-            long r = word;
-            int have = available;
-            int need = k - have;
-            word = nextWord();
-            r |= (word & ((1L << need) - 1)) << have;
-            word >>>= need;
-            available = 64 - need;
-            return r;
-        }
-
-        /** Uniform on {0, …, n − 1}, n ≥ 1, exactly: the fewest bits that cover n − 1, redrawn when ≥ n. */
-        long uniform(long n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("need n >= 1, was " + n);
-            }
-            if (n == 1) {
-                return 0;
-            }
-            int k = 64 - Long.numberOfLeadingZeros(n - 1);
-            while (true) {
-                long r = bits(k);
-                if (r < n) {
-                    return r;
-                }
-            }
-        }
-
-        /** Bernoulli(num/den) for 0 ≤ num ≤ den. */
-        boolean bernoulli(long num, long den) {
-            return uniform(den) < num;
-        }
     }
 }

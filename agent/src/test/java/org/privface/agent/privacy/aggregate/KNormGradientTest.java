@@ -34,6 +34,48 @@ class KNormGradientTest {
         assertThrows(IllegalArgumentException.class, () -> KNormGradient.curvatureTerm(1, -1));
     }
 
+    @Test
+    void theEuclideanReleaseRefusesAnEpsilonTheRadiusGridWouldEatIntoAndDrawsTailsInversionCannot() {
+        KNormGradient k = new KNormGradient(Seeded.secure(11));
+        // 4·d·2^-32 > ε: the radius grid's 2dh would exceed the spare half of ε.
+        assertThrows(IllegalArgumentException.class, () -> k.release(new double[1000], 1, 1e-7));
+        // Exp(1) has no cut tail: a bit string that keeps winning the e^-1 coins gives 40 units,
+        // beyond 36.74, the most −ln U can give from a 53-bit U. Bits are read lowest first:
+        // 32 zeros (U = 0), 32 more (its acceptance coin, Bernoulli(0) fails: accepted), then 40
+        // wins (bit 0 for Bernoulli(1/2), bits 1,0 for uniform{0,1,2} = 1, failing Bernoulli(1/3)),
+        // then a loss (bit 1), then V = 0.
+        StringBuilder script = new StringBuilder("0".repeat(64));
+        script.append("010".repeat(40)).append('1').append("0".repeat(53));
+        SecureDraws d = new SecureDraws(new ScriptedRandom(script.toString()));
+        assertEquals(40.0, d.exponential(), 1e-6);
+    }
+
+    /** Serves the given bits, lowest bit of each byte first, then zeros. */
+    static final class ScriptedRandom extends java.security.SecureRandom {
+        private final String bits;
+        private int next;
+
+        ScriptedRandom(String bits) {
+            this.bits = bits;
+        }
+
+        @Override
+        public void nextBytes(byte[] bytes) {
+            if (next > bits.length() + 8192) {
+                throw new IllegalStateException("the sampler read far past its script");
+            }
+            for (int i = 0; i < bytes.length; i++) {
+                int v = 0;
+                for (int b = 0; b < 8; b++, next++) {
+                    if (next < bits.length() && bits.charAt(next) == '1') {
+                        v |= 1 << b;
+                    }
+                }
+                bytes[i] = (byte) v;
+            }
+        }
+    }
+
     /**
      * Not a proof: a random search for sup ‖log_η x − log_η y‖ over η, x, y in B_r(c) on S² stays
      * under n·Δ_KNG, which is why the KNG support is the ball. (Nelder–Mead finds about 0.806.)

@@ -72,6 +72,7 @@ class FisherMechanismTest {
         Release r = m.perturb(x[0]);
         assertEquals("FISHER", r.mechanism());
         assertEquals(20.0, r.epsilonPerFace());
+        assertEquals(20.0, r.epsilonPerCoordinate(), "under an L1 clip one coordinate can carry all of 2R");
         assertEquals(3, r.vector().length);
         assertEquals(2 * basis.l1Radius() / 20, r.noiseScale(), 1e-12, "Laplace(2R/eps) for an L1 ball of radius R");
     }

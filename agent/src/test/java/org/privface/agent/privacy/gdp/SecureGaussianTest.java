@@ -10,6 +10,7 @@ import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.Test;
 import org.privface.agent.privacy.EmpiricalTail;
+import org.privface.agent.privacy.ExactCoins;
 
 /** Statistical tests of the exact Gaussian sampler, with a seeded SecureRandom so failures reproduce. */
 class SecureGaussianTest {
@@ -89,7 +90,7 @@ class SecureGaussianTest {
     @Test
     void discreteGaussianHasTheExactPmfForSmallSigma() {
         for (long s : new long[] {1, 2, 5}) {
-            SecureGaussian.Bits bits = seeded(10 + s).bits(1 << 16);
+            ExactCoins.Bits bits = seeded(10 + s).bits(1 << 16);
             double variance = (double) s * s;
             assertChiSquare(() -> SecureGaussian.discreteGaussian(s, bits), k -> Math.exp(-k * k / (2 * variance)),
                     (int) (6 * s), 200_000, "N_Z(0, " + s + "^2)");
@@ -99,19 +100,19 @@ class SecureGaussianTest {
     @Test
     void discreteLaplaceHasTheExactPmf() {
         for (long t : new long[] {1, 3}) {
-            SecureGaussian.Bits bits = seeded(20 + t).bits(1 << 16);
-            assertChiSquare(() -> SecureGaussian.discreteLaplace(t, bits), k -> Math.exp(-Math.abs(k) / (double) t),
+            ExactCoins.Bits bits = seeded(20 + t).bits(1 << 16);
+            assertChiSquare(() -> ExactCoins.discreteLaplace(t, bits), k -> Math.exp(-Math.abs(k) / (double) t),
                     (int) (8 * t), 200_000, "Lap_Z(" + t + ")");
         }
     }
 
     @Test
     void bernoulliCoinsHaveTheirExactRates() {
-        SecureGaussian.Bits bits = seeded(30).bits(1 << 16);
+        ExactCoins.Bits bits = seeded(30).bits(1 << 16);
         int n = 400_000;
-        assertRate(Math.exp(-0.3), n, () -> SecureGaussian.bernoulliExp(3, 10, bits));
-        assertRate(Math.exp(-2.5), n, () -> SecureGaussian.bernoulliExp(5, 2, bits));
-        assertRate(Math.exp(-1.0), n, () -> SecureGaussian.bernoulliExpAtMostOne(1, 1, bits));
+        assertRate(Math.exp(-0.3), n, () -> ExactCoins.bernoulliExp(3, 10, bits));
+        assertRate(Math.exp(-2.5), n, () -> ExactCoins.bernoulliExp(5, 2, bits));
+        assertRate(Math.exp(-1.0), n, () -> ExactCoins.bernoulliExpAtMostOne(1, 1, bits));
         assertRate(Math.exp(-0.4 * 0.4 / 2), n, () -> SecureGaussian.bernoulliExpHalfSquare(2, 5, bits));
         assertRate(Math.exp(-1.7 * 1.7 / 2), n, () -> SecureGaussian.bernoulliExpHalfSquare(17, 10, bits));
         assertRate(Math.exp(-3.1 * 3.1 / 2), n, () -> SecureGaussian.bernoulliExpHalfSquare(31, 10, bits));
