@@ -157,6 +157,11 @@ public final class UltraFaceDetector implements FaceFinder {
     }
 
     @Override
+    public boolean readsColour() {
+        return true;
+    }
+
+    @Override
     public String describe() {
         return "ultraface (" + FaceModels.DETECT + " + " + FaceModels.LANDMARK + " from npm " + FaceModels.FACEPLUGIN_PACKAGE
                 + ", MIT package, weights' origin undocumented; score >= " + scoreThreshold + ")";

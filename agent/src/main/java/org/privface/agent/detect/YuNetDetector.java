@@ -93,6 +93,11 @@ public final class YuNetDetector implements FaceFinder {
     }
 
     @Override
+    public boolean readsColour() {
+        return true;
+    }
+
+    @Override
     public String describe() {
         return "yunet (" + model.getFileName() + ", MIT, Shiqi Yu; score >= " + scoreThreshold
                 + (maxDetectWidth > 0 ? ", scanned at width " + maxDetectWidth : "") + ")";
