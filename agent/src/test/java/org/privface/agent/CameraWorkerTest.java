@@ -104,6 +104,13 @@ class CameraWorkerTest {
     }
 
     @Test
+    void anEmbeddingPolicyOnACascadeWithoutLandmarksWithholdsEveryFace(@TempDir Path dir) throws Exception {
+        Run r = run(Mechanism.EMBEDDING, "privunit", "once", 8, dir);
+        assertTrue(r.faces() >= 20, "the cascade still sees the walkers: " + r.faces());
+        assertTrue(r.byTrack().isEmpty(), "nothing released without landmarks to align by: " + r.byTrack().keySet());
+    }
+
+    @Test
     void oncePerTrackReleasesEachAppearanceOnce(@TempDir Path dir) throws Exception {
         Run r = run("once", 8, dir);
         assertTrue(r.faces() >= 20, "the cascade sees the walkers in most frames: " + r.faces());
