@@ -19,6 +19,7 @@ import org.privface.agent.detect.YuNetDetector;
 import org.privface.agent.embed.FaceEmbedder;
 import org.privface.agent.embed.OnnxEmbedder;
 import org.privface.agent.policy.Mechanism;
+import org.privface.agent.policy.PolicyOverride;
 import org.privface.agent.policy.SitePolicy;
 
 /** The mechanism's input from one real detected face: a crop for the pixel families, the embedding (only on demand) for EMBEDDING. */
@@ -34,7 +35,8 @@ class FaceInputTest {
 
         SitePolicy peep = new SitePolicy(Mechanism.PEEP, "l1-clip", 8, "once", Duration.ofMinutes(10), false);
         SitePolicy rdp = new SitePolicy(Mechanism.RDP, "strict", 8, "once", Duration.ofMinutes(10), false);
-        SitePolicy embedding = new SitePolicy(Mechanism.EMBEDDING, "privunit", 8, "once", Duration.ofMinutes(10), false);
+        SitePolicy embedding = new SitePolicy(Mechanism.EMBEDDING, PolicyOverride.defaultMode(Mechanism.EMBEDDING), 8, "once",
+                Duration.ofMinutes(10), false);
         AtomicInteger made = new AtomicInteger();
         try (OnnxEmbedder embedder = OnnxEmbedder.fromPackage()) {
             Supplier<FaceEmbedder> lazy = () -> {
