@@ -56,7 +56,7 @@ final class Enrollment {
 
     /** Releases what the policy's form still lacks; returns the number of releases made. */
     synchronized long publish(SitePolicy policy) {
-        LabelledFaces faces = mechanisms.enrollment(Mechanisms.shape(policy));
+        LabelledFaces faces = mechanisms.enrollmentInputs(policy);
         if (faces == null || faces.size() == 0) {
             return 0;
         }

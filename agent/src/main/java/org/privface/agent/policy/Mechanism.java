@@ -19,7 +19,9 @@ public enum Mechanism {
      * The frontier's best vector preset (docs/frontier.md): Fisher coordinates fitted on the
      * labelled enrollment faces, L1 clip and Laplace noise, mode {@code l1-clip}; pure ε-LDP per face.
      */
-    FISHER;
+    FISHER,
+    /** Releases of the deep face embedding (docs/face-stack.md): the mechanism takes the embedder's unit vector, not pixels. */
+    EMBEDDING;
 
     public static Mechanism parse(String name) {
         try {

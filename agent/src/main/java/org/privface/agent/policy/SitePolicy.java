@@ -64,6 +64,7 @@ public record SitePolicy(Mechanism mechanism, String mode, double epsilon, Strin
             case RDP -> RdpMode.parse(mode);
             case GAUSSIAN -> only(mechanism, mode, "gdp");
             case FISHER -> only(mechanism, mode, "l1-clip");
+            case EMBEDDING -> only(mechanism, mode, "privunit");
         }
     }
 }
