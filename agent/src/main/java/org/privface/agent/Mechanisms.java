@@ -13,6 +13,8 @@ import org.privface.agent.detect.FaceDetector;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.privacy.fisher.FisherBasis;
+import org.privface.agent.privacy.embedding.EmbeddingBasis;
+import org.privface.agent.privacy.embedding.EmbeddingMechanism;
 import org.privface.agent.privacy.fisher.FisherMechanism;
 import org.privface.agent.privacy.gdp.GaussianMechanism;
 import org.privface.agent.privacy.gdp.MuGdp;
@@ -72,6 +74,9 @@ final class Mechanisms {
             // φ = the largest eigenvalue: Δ = τ/√λ₁ and every coordinate's noise is at most τ/μ (docs/mechanisms.md).
             case GAUSSIAN -> new GaussianMechanism(peepBasis(), mu, peepBasis().eigenvalues()[0], gaussian);
             case FISHER -> new FisherMechanism(fisherBasis(preset), epsilonPerRelease, laplace);
+            // Takes the embedder's vector, not pixels (EmbeddingMechanism); the basis is the bundled public file.
+            case EMBEDDING -> EmbeddingMechanism.publicPreset(EmbeddingBasis.DEFAULT_MODEL,
+                    EmbeddingMechanism.Noise.parse(p.mode()), epsilonPerRelease);
         });
     }
 
@@ -90,7 +95,7 @@ final class Mechanisms {
         return switch (p.mechanism()) {
             case PEEP -> FaceCrops.Shape.PEEP;
             case RDP -> FaceCrops.Shape.RDP;
-            case GAUSSIAN, FISHER -> FaceCrops.Shape.PEEP;
+            case GAUSSIAN, FISHER, EMBEDDING -> FaceCrops.Shape.PEEP;
         };
     }
 

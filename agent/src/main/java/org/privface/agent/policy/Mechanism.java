@@ -19,7 +19,12 @@ public enum Mechanism {
      * The frontier's best vector preset (docs/frontier.md): Fisher coordinates fitted on the
      * labelled enrollment faces, L1 clip and Laplace noise, mode {@code l1-clip}; pure ε-LDP per face.
      */
-    FISHER;
+    FISHER,
+    /**
+     * A deep face embedding projected on a public basis and released on the unit sphere; modes are
+     * {@link org.privface.agent.privacy.embedding.EmbeddingMechanism.Noise}s (docs/privacy.md).
+     */
+    EMBEDDING;
 
     public static Mechanism parse(String name) {
         try {

@@ -38,6 +38,7 @@ public class PolicyOverride {
             case RDP -> "strict";
             case GAUSSIAN -> "gdp";
             case FISHER -> "l1-clip";
+            case EMBEDDING -> "sign-cap";
         };
     }
 
