@@ -28,7 +28,7 @@ import org.privface.agent.capture.FrameSource;
 import org.privface.agent.control.ControlTopic;
 import org.privface.agent.control.GatewayState;
 import org.privface.agent.dataset.LabelledFaces;
-import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.policy.PolicyStore;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.privacy.FaceMechanism;
@@ -131,7 +131,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         PolicyStore policies = state.policies();
         SitePolicy policy = policies.current().policy();
         Files.createDirectories(settings.getDataDir());
-        FaceDetector enrollDetector = detector(null);
+        FaceFinder enrollDetector = detector(null);
+        LOG.info("face detector: {}", enrollDetector.describe());
         Mechanisms mechanisms = new Mechanisms(settings, enrollDetector);
         FaceMechanism first = mechanisms.forRelease(policy, policy.budgetPolicy().epsilonPerRelease(policy.epsilon()));
         LOG.info("policy v{}: {} {} at epsilon {} per track ({}), {} per release; floor [{}, {}]",
@@ -213,7 +214,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
 
     /** Publishes the enrollment folder, each image a track of enroll-releases releases at ε each. */
     private void enroll(Mechanisms mechanisms, SitePolicy policy) {
-        LabelledFaces faces = mechanisms.enrollment(Mechanisms.shape(policy));
+        LabelledFaces faces = mechanisms.enrollmentInputs(policy);
         if (faces == null) {
             return;
         }
@@ -260,12 +261,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         return new Camera(name, uri, FfmpegSource.kindOf(uri).live(), folder, s);
     }
 
-    private FaceDetector detector(CameraSettings c) {
-        return new FaceDetector(c != null && c.getCascade() != null ? c.getCascade() : settings.getCascade(),
-                c != null && c.getScaleFactor() != null ? c.getScaleFactor() : settings.getScaleFactor(),
-                c != null && c.getMinNeighbors() != null ? c.getMinNeighbors() : settings.getMinNeighbors(),
-                c != null && c.getMinFaceSize() != null ? c.getMinFaceSize() : settings.getMinFaceSize(),
-                c != null && c.getMaxDetectWidth() != null ? c.getMaxDetectWidth() : settings.getMaxDetectWidth());
+    private FaceFinder detector(CameraSettings c) {
+        return settings.faceFinder(c);
     }
 
     @PreDestroy

@@ -53,6 +53,68 @@ public class AgentSettings {
      * half the faces under 48 px (docs/performance.md, "Edge pipeline").
      */
     private int maxDetectWidth = 0;
+    /** The face detector: haar (lightest, no landmarks), yunet or ultraface (deep, with landmarks); docs/face-stack.md. */
+    private String detector = "haar";
+    /** YuNet's .onnx; unset: yunet/face_detection_yunet_2023mar.onnx under FACE_MODELS (default ../shared/models). */
+    private String yunetModel;
+    /** Score a deep detector's face must reach; unset: the detector's default. */
+    private Double detectorScore;
+    private Embedder embedder = new Embedder();
+
+    /** The detector a camera runs: its own settings where set, else these (and the global ones for enrollment, c = null). */
+    public org.privface.agent.detect.FaceFinder faceFinder(org.privface.agent.capture.CameraSettings c) {
+        return org.privface.agent.detect.FaceFinders.create(
+                c != null && c.getDetector() != null ? c.getDetector() : detector,
+                new org.privface.agent.detect.FaceFinders.Haar(c != null && c.getCascade() != null ? c.getCascade() : cascade,
+                        c != null && c.getScaleFactor() != null ? c.getScaleFactor() : scaleFactor,
+                        c != null && c.getMinNeighbors() != null ? c.getMinNeighbors() : minNeighbors,
+                        c != null && c.getMinFaceSize() != null ? c.getMinFaceSize() : minFaceSize),
+                yunetModel, detectorScore,
+                c != null && c.getMaxDetectWidth() != null ? c.getMaxDetectWidth() : maxDetectWidth);
+    }
+
+    public String getDetector() { return detector; }
+    public void setDetector(String detector) { this.detector = detector; }
+    public String getYunetModel() { return yunetModel; }
+    public void setYunetModel(String yunetModel) { this.yunetModel = yunetModel; }
+    public Double getDetectorScore() { return detectorScore; }
+    public void setDetectorScore(Double detectorScore) { this.detectorScore = detectorScore; }
+    public Embedder getEmbedder() { return embedder; }
+    public void setEmbedder(Embedder embedder) { this.embedder = embedder; }
+
+    /**
+     * {@code agent.embedder}: the ONNX face-embedding network for the EMBEDDING mechanism. Unset
+     * model: {@code fr_feature.onnx} from the npm package the build fetches, with its own input
+     * (112, RGB, (x − 127)/128). Another network (SFace, ArcFace) is configured by path, input
+     * size and normalisation.
+     */
+    @ConfigurationProperties("embedder")
+    public static class Embedder {
+        private Path model;
+        private int inputSize = 112;
+        private double scale = 1 / 128.0;
+        private double mean = 127;
+        private boolean swapRb = true;
+
+        /** The network's input, or the packaged model's when no path is set. */
+        public org.privface.agent.embed.OnnxEmbedder.Spec spec() {
+            return model == null
+                    ? org.privface.agent.embed.OnnxEmbedder.Spec.faceplugin(
+                            org.privface.agent.detect.FaceModels.faceplugin(org.privface.agent.detect.FaceModels.FEATURE))
+                    : new org.privface.agent.embed.OnnxEmbedder.Spec(model, inputSize, scale, mean, swapRb);
+        }
+
+        public Path getModel() { return model; }
+        public void setModel(Path model) { this.model = model; }
+        public int getInputSize() { return inputSize; }
+        public void setInputSize(int inputSize) { this.inputSize = inputSize; }
+        public double getScale() { return scale; }
+        public void setScale(double scale) { this.scale = scale; }
+        public double getMean() { return mean; }
+        public void setMean(double mean) { this.mean = mean; }
+        public boolean isSwapRb() { return swapRb; }
+        public void setSwapRb(boolean swapRb) { this.swapRb = swapRb; }
+    }
 
     /** The global default policy, before site and camera overrides. */
     public SitePolicy defaultPolicy() {

@@ -13,10 +13,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.opencv.core.Mat;
-import org.opencv.core.Rect;
 import org.privface.agent.capture.Frame;
+import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceCrops;
-import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.detect.FaceFinder;
+import org.privface.agent.embed.FaceEmbedder;
 import org.privface.agent.policy.PolicyStore;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.privacy.FaceMechanism;
@@ -30,16 +31,19 @@ import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.TrackRelease;
 
 /**
- * One camera's frames: detect, track, ask the track's budget, perturb, spool. Runs on the
- * camera's own thread, so its detector and tracker need no locking.
+ * One camera's frames: detect, track, ask the track's budget, take the mechanism's input (pixel
+ * crop or embedding, {@link FaceInput}), perturb, spool. Runs on the camera's own thread, so its
+ * detector, embedder and tracker need no locking.
  *
  * <p>A policy change applies to tracks that start after it. Tracks already under way release
  * nothing more, so no change, remote or local, can raise what an appearance in progress spends.
  */
 final class CameraWorker {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CameraWorker.class);
     private final String camera;
     private final boolean independentFrames;
-    private final FaceDetector detector;
+    private final FaceFinder detector;
+    private FaceEmbedder embedder;
     private final PolicyStore policies;
     private final Mechanisms mechanisms;
     private final FacePublisher publisher;
@@ -51,6 +55,8 @@ final class CameraWorker {
     private TrackBudget budget;
     private SitePolicy policy;
     private long budgetVersion = -1;
+    /** The policy needs landmarks this camera's detector does not give. */
+    private boolean inputless;
 
     final AtomicLong frames = new AtomicLong();
     final AtomicLong faces = new AtomicLong();
@@ -65,7 +71,7 @@ final class CameraWorker {
     private final DistributionSummary releasesPerTrack;
     private final Counter epsilonSpent;
 
-    CameraWorker(String camera, boolean independentFrames, FaceDetector detector, PolicyStore policies,
+    CameraWorker(String camera, boolean independentFrames, FaceFinder detector, PolicyStore policies,
                  Mechanisms mechanisms, FacePublisher publisher, Uplink uplink, Ledger ledger, MeterRegistry metrics) {
         this.camera = camera;
         this.independentFrames = independentFrames;
@@ -101,15 +107,28 @@ final class CameraWorker {
             policy = policies.forCamera(camera, v.policy());
             budget = Mechanisms.budget(policy);
             budgetVersion = v.version();
+            inputless = FaceInput.needsEmbedding(policy) && !detector.landmarks();
+            if (inputless) {
+                LOG.error("camera {}: the {} mechanism needs a detector with landmarks, not {}; its faces are withheld",
+                        camera, policy.mechanism(), detector.describe());
+            }
         }
-        Mat grey = FaceCrops.grey(frame.image());
+        // Deep detectors and the embedding read colour; the cascade and the pixel crops read grey.
+        boolean pixels = !FaceInput.needsEmbedding(policy);
+        Mat grey = pixels || !detector.landmarks() ? FaceCrops.grey(frame.image()) : null;
         try {
-            List<Rect> boxes = detector.detect(grey);
-            List<IouTracker.Tracked> tracked = track(boxes, frame);
-            FaceCrops.Shape shape = Mechanisms.shape(policy);
-            for (int i = 0; i < boxes.size(); i++) {
+            List<DetectedFace> found = detector.detect(detector.landmarks() ? frame.image() : grey);
+            List<IouTracker.Tracked> tracked = track(found, frame);
+            for (int i = 0; i < found.size(); i++) {
                 IouTracker.Tracked t = tracked.get(i);
-                Optional<double[]> face = FaceCrops.crop(grey, boxes.get(i), shape);
+                if (inputless) {
+                    faces.incrementAndGet();
+                    facesCounter.increment();
+                    withheld.incrementAndGet();
+                    withheldCounter.increment();
+                    continue;
+                }
+                Optional<double[]> face = FaceInput.of(policy, frame.image(), grey, found.get(i), this::embedder);
                 if (face.isEmpty()) {
                     continue; // does not fit in the frame: dropped, never published as garbage
                 }
@@ -141,7 +160,7 @@ final class CameraWorker {
                 epsilonSpent.increment(rel.epsilonPerFace());
             }
         } finally {
-            if (grey != frame.image()) {
+            if (grey != null && grey != frame.image()) {
                 grey.release();
             }
         }
@@ -155,18 +174,26 @@ final class CameraWorker {
         }
     }
 
-    private List<IouTracker.Tracked> track(List<Rect> boxes, Frame frame) {
+    /** This camera's embedder, made on the first face an EMBEDDING policy releases. */
+    private FaceEmbedder embedder() {
+        if (embedder == null) {
+            embedder = mechanisms.newEmbedder();
+        }
+        return embedder;
+    }
+
+    private List<IouTracker.Tracked> track(List<DetectedFace> faces, Frame frame) {
+        List<Box> b = new ArrayList<>(faces.size());
+        for (DetectedFace f : faces) {
+            b.add(new Box(f.box().x, f.box().y, f.box().width, f.box().height));
+        }
         if (independentFrames) {
             // Unrelated stills (an image folder): every face is its own appearance.
-            List<IouTracker.Tracked> out = new ArrayList<>(boxes.size());
-            for (Rect r : boxes) {
-                out.add(new IouTracker.Tracked("trk-" + UUID.randomUUID(), new Box(r.x, r.y, r.width, r.height), true, 1));
+            List<IouTracker.Tracked> out = new ArrayList<>(b.size());
+            for (Box box : b) {
+                out.add(new IouTracker.Tracked("trk-" + UUID.randomUUID(), box, true, 1));
             }
             return out;
-        }
-        List<Box> b = new ArrayList<>(boxes.size());
-        for (Rect r : boxes) {
-            b.add(new Box(r.x, r.y, r.width, r.height));
         }
         return tracker.update(b, frame.sequence(), frame.capturedAt() == null ? Instant.now() : frame.capturedAt());
     }

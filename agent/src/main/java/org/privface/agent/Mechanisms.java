@@ -9,7 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
-import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.detect.FaceFinder;
+import org.privface.agent.embed.FaceEmbedder;
+import org.privface.agent.embed.OnnxEmbedder;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.privacy.fisher.FisherBasis;
@@ -40,7 +42,7 @@ final class Mechanisms {
     static final int RDP_LEVELS = 3;
 
     private final AgentSettings settings;
-    private final FaceDetector detector;
+    private final FaceFinder detector;
     private final SecureLaplace laplace = new SecureLaplace();
     private final SecureGaussian gaussian = new SecureGaussian();
     private final Map<FaceCrops.Shape, LabelledFaces> enrollment = new ConcurrentHashMap<>();
@@ -49,7 +51,9 @@ final class Mechanisms {
     private final Map<FisherMechanism.Preset, FisherBasis> fisher = new ConcurrentHashMap<>();
     private volatile RdpBasis rdpBasis;
 
-    Mechanisms(AgentSettings settings, FaceDetector detector) {
+    private volatile LabelledFaces enrolledEmbeddings;
+
+    Mechanisms(AgentSettings settings, FaceFinder detector) {
         this.settings = settings;
         this.detector = detector;
     }
@@ -95,8 +99,34 @@ final class Mechanisms {
         return switch (p.mechanism()) {
             case PEEP -> FaceCrops.Shape.PEEP;
             case RDP -> FaceCrops.Shape.RDP;
-            case GAUSSIAN, FISHER, EMBEDDING -> FaceCrops.Shape.PEEP;
+            case GAUSSIAN, FISHER -> FaceCrops.Shape.PEEP;
+            case EMBEDDING -> throw new IllegalArgumentException("EMBEDDING takes the deep embedding, not a pixel crop");
         };
+    }
+
+    /** A new embedder from agent.embedder, for one thread (a camera's, or enrollment's). */
+    FaceEmbedder newEmbedder() {
+        return new OnnxEmbedder(settings.getEmbedder().spec());
+    }
+
+    /** The enrollment folder as the policy's mechanism takes it (pixel crops or embeddings); null without a folder. */
+    LabelledFaces enrollmentInputs(SitePolicy p) {
+        if (!FaceInput.needsEmbedding(p)) {
+            return enrollment(shape(p));
+        }
+        if (settings.getEnrollFolder() == null) {
+            return null;
+        }
+        synchronized (this) {
+            if (enrolledEmbeddings == null) {
+                try (FaceEmbedder e = newEmbedder()) {
+                    enrolledEmbeddings = FaceDatasets.embedded(settings.getEnrollFolder(), detector, e);
+                } catch (IOException e) {
+                    throw new IllegalStateException("cannot read the enrollment folder: " + e.getMessage(), e);
+                }
+            }
+            return enrolledEmbeddings;
+        }
     }
 
     /** The enrollment folder's faces at a shape; null when no folder is configured. */

@@ -18,6 +18,8 @@ public class CameraSettings extends PolicyOverride {
     private Integer minNeighbors;
     private String cascade;
     private Integer maxDetectWidth;
+    /** haar, yunet or ultraface; unset: agent.detector. */
+    private String detector;
 
     public CameraSettings(@Parameter String camera) {
         this.camera = camera;
@@ -36,4 +38,6 @@ public class CameraSettings extends PolicyOverride {
     public void setCascade(String cascade) { this.cascade = cascade; }
     public Integer getMaxDetectWidth() { return maxDetectWidth; }
     public void setMaxDetectWidth(Integer maxDetectWidth) { this.maxDetectWidth = maxDetectWidth; }
+    public String getDetector() { return detector; }
+    public void setDetector(String detector) { this.detector = detector; }
 }

@@ -13,8 +13,10 @@ import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.opencv.imgcodecs.Imgcodecs;
 import org.privface.agent.detect.FaceCrops;
-import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.detect.DetectedFace;
+import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.detect.OpenCv;
+import org.privface.agent.embed.FaceEmbedder;
 
 /**
  * Loaders for folder-per-person face datasets. Images are read from a configured path and never
@@ -82,19 +84,41 @@ public final class FaceDatasets {
      * Any folder of person folders, with faces found by the detector (the largest face of each
      * image). Images with no face that fits are skipped.
      */
-    public static LabelledFaces detected(Path root, FaceDetector detector) throws IOException {
+    public static LabelledFaces detected(Path root, FaceFinder detector) throws IOException {
         return detected(root, detector, FaceCrops.Shape.PEEP);
     }
 
-    public static LabelledFaces detected(Path root, FaceDetector detector, FaceCrops.Shape shape) throws IOException {
+    public static LabelledFaces detected(Path root, FaceFinder detector, FaceCrops.Shape shape) throws IOException {
         return load(root, null, p -> {
             Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_COLOR);
             if (img.empty()) {
                 return Optional.empty();
             }
             try {
-                List<Rect> faces = detector.detect(img);
+                List<Rect> faces = detector.boxes(img);
                 return faces.isEmpty() ? Optional.empty() : FaceCrops.crop(img, faces.get(0), shape);
+            } finally {
+                img.release();
+            }
+        });
+    }
+
+    /**
+     * Any folder of person folders as deep embeddings: the largest face of each image, aligned
+     * by its landmarks and embedded (unit vectors). Images with no face are skipped.
+     */
+    public static LabelledFaces embedded(Path root, FaceFinder detector, FaceEmbedder embedder) throws IOException {
+        if (!detector.landmarks()) {
+            throw new IllegalArgumentException("embeddings need a detector with landmarks, not " + detector.describe());
+        }
+        return load(root, null, p -> {
+            Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_COLOR);
+            if (img.empty()) {
+                return Optional.empty();
+            }
+            try {
+                List<DetectedFace> faces = detector.detect(img);
+                return faces.isEmpty() ? Optional.empty() : Optional.of(embedder.embed(img, faces.get(0)));
             } finally {
                 img.release();
             }

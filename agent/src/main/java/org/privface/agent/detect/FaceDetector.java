@@ -1,7 +1,6 @@
 package org.privface.agent.detect;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 import org.opencv.core.Mat;
@@ -22,7 +21,7 @@ import org.opencv.objdetect.CascadeClassifier;
  * shrunk box still spans the cascade's window (24 px for the default Haar cascade): about 48 px in
  * the frame rather than {@code minFaceSize}.
  */
-public final class FaceDetector {
+public final class FaceDetector implements FaceFinder {
     public static final String DEFAULT_CASCADE = "haarcascades/haarcascade_frontalface_default.xml";
     /** Smallest useful {@code maxDetectWidth}: a few cascade windows across. */
     public static final int MIN_DETECT_WIDTH = 64;
@@ -72,26 +71,21 @@ public final class FaceDetector {
         return maxDetectWidth;
     }
 
-    /** Faces in a frame (BGR or grey), largest first, in the frame's coordinates. */
-    public List<Rect> detect(Mat frame) {
+    /** Faces in a frame (BGR or grey), largest first, in the frame's coordinates; no landmarks, score 1. */
+    @Override
+    public List<DetectedFace> detect(Mat frame) {
         Mat grey = FaceCrops.grey(frame);
-        double scale = maxDetectWidth > 0 && grey.cols() > maxDetectWidth ? (double) maxDetectWidth / grey.cols() : 1.0;
-        Mat scanned = grey;
-        if (scale < 1.0) {
-            scanned = new Mat();
-            Imgproc.resize(grey, scanned, new Size(maxDetectWidth, Math.max(1, Math.round(grey.rows() * scale))), 0, 0,
-                    Imgproc.INTER_AREA);
-        }
+        double scale = scale(grey.cols(), maxDetectWidth);
+        Mat scanned = shrink(grey, scale);
         Mat eq = new Mat();
         Imgproc.equalizeHist(scanned, eq);
         MatOfRect found = new MatOfRect();
         int min = Math.max(1, (int) Math.round(minFaceSize * scale));
         classifier.detectMultiScale(eq, found, scaleFactor, minNeighbors, 0, new Size(min, min), new Size());
-        List<Rect> faces = new ArrayList<>(found.toList());
-        if (scale < 1.0) {
-            faces.replaceAll(r -> toFrame(r, scale, frame.cols(), frame.rows()));
+        List<DetectedFace> faces = new ArrayList<>();
+        for (Rect r : found.toList()) {
+            faces.add(new DetectedFace(scale < 1.0 ? toFrame(r, scale, frame.cols(), frame.rows()) : r, null, 1f));
         }
-        faces.sort(Comparator.comparingInt((Rect r) -> r.width * r.height).reversed());
         found.release();
         eq.release();
         if (scanned != grey) {
@@ -100,11 +94,33 @@ public final class FaceDetector {
         if (grey != frame) {
             grey.release();
         }
-        return faces;
+        return NonMaxSuppression.apply(faces, NonMaxSuppression.DEFAULT_IOU);
+    }
+
+    @Override
+    public String describe() {
+        return "haar (OpenCV cascade, scaleFactor " + scaleFactor + ", minNeighbors " + minNeighbors + ", minFaceSize "
+                + minFaceSize + (maxDetectWidth > 0 ? ", scanned at width " + maxDetectWidth : "") + ")";
+    }
+
+    /** The factor that shrinks a frame {@code cols} wide to {@code maxWidth}; 1 when it is not wider or the limit is 0. */
+    static double scale(int cols, int maxWidth) {
+        return maxWidth > 0 && cols > maxWidth ? (double) maxWidth / cols : 1.0;
+    }
+
+    /** The frame itself at scale 1, else a shrunk copy the caller releases. */
+    static Mat shrink(Mat frame, double scale) {
+        if (scale >= 1.0) {
+            return frame;
+        }
+        Mat small = new Mat();
+        Imgproc.resize(frame, small, new Size(Math.max(1, Math.round(frame.cols() * scale)),
+                Math.max(1, Math.round(frame.rows() * scale))), 0, 0, Imgproc.INTER_AREA);
+        return small;
     }
 
     /** A box found on the shrunk copy, in frame pixels, kept inside the frame. */
-    private static Rect toFrame(Rect r, double scale, int cols, int rows) {
+    static Rect toFrame(Rect r, double scale, int cols, int rows) {
         int x = (int) Math.round(r.x / scale);
         int y = (int) Math.round(r.y / scale);
         int x2 = Math.min(cols, (int) Math.round((r.x + r.width) / scale));

@@ -62,7 +62,7 @@ class FaceCropsTest {
     @Test
     void aFaceHalfOutOfTheFrameIsNotPublishedButTheWholeOneIs() {
         FaceDetector detector = FaceDetector.defaults();
-        List<Rect> whole = detector.detect(frame);
+        List<Rect> whole = detector.boxes(frame);
         assertEquals(1, whole.size(), "the synthetic face is found when it is whole");
         Rect face = whole.get(0);
         assertTrue(FaceCrops.crop(frame, face).isPresent());
@@ -72,7 +72,7 @@ class FaceCropsTest {
         Mat cut = new Mat(frame.rows(), frame.cols(), CvType.CV_8UC3, new Scalar(0, 0, 0));
         frame.colRange(shift, frame.cols()).copyTo(cut.colRange(0, frame.cols() - shift));
         int halfFace = face.width - face.width / 2; // what is left of it: columns [0, halfFace)
-        for (Rect r : detector.detect(cut)) {
+        for (Rect r : detector.boxes(cut)) {
             boolean published = FaceCrops.crop(cut, r).isPresent();
             assertEquals(stretchedInside(r, cut), published, "detection " + r);
             int overlap = Math.max(0, Math.min(r.x + r.width, halfFace) - r.x);

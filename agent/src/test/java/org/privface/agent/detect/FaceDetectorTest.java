@@ -32,8 +32,8 @@ class FaceDetectorTest {
 
     @Test
     void shrunkScanFindsTheSameFaceInFrameCoordinates() {
-        List<Rect> full = new FaceDetector(FaceDetector.DEFAULT_CASCADE, 1.1, 4, 40).detect(frame);
-        List<Rect> shrunk = new FaceDetector(FaceDetector.DEFAULT_CASCADE, 1.1, 4, 40, 320).detect(frame);
+        List<Rect> full = new FaceDetector(FaceDetector.DEFAULT_CASCADE, 1.1, 4, 40).boxes(frame);
+        List<Rect> shrunk = new FaceDetector(FaceDetector.DEFAULT_CASCADE, 1.1, 4, 40, 320).boxes(frame);
         assertEquals(1, full.size(), "full-resolution scan");
         assertEquals(1, shrunk.size(), "scan of the 320-wide copy");
         Rect a = full.get(0);
@@ -45,7 +45,7 @@ class FaceDetectorTest {
     @Test
     void framesNoWiderThanTheLimitAreScannedAsTheyAre() {
         FaceDetector d = new FaceDetector(FaceDetector.DEFAULT_CASCADE, 1.1, 4, 40, 640);
-        assertEquals(new FaceDetector(FaceDetector.DEFAULT_CASCADE, 1.1, 4, 40).detect(frame), d.detect(frame));
+        assertEquals(new FaceDetector(FaceDetector.DEFAULT_CASCADE, 1.1, 4, 40).boxes(frame), d.boxes(frame));
         assertEquals(640, d.maxDetectWidth());
     }
 

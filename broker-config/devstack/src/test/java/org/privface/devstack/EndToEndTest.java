@@ -102,7 +102,7 @@ class EndToEndTest {
         FaceDetector detector = FaceDetector.defaults();
         for (Path frame : frames()) {
             Mat img = Imgcodecs.imread(frame.toString());
-            for (Rect r : detector.detect(img)) {
+            for (Rect r : detector.boxes(img)) {
                 Optional<double[]> crop = FaceCrops.crop(img, r);
                 if (crop.isEmpty()) {
                     continue;
@@ -129,7 +129,7 @@ class EndToEndTest {
         FaceDetector detector = FaceDetector.defaults();
         for (Path frame : frames()) {
             Mat img = Imgcodecs.imread(frame.toString());
-            for (Rect r : detector.detect(img)) {
+            for (Rect r : detector.boxes(img)) {
                 FaceCrops.crop(img, r).ifPresent(c -> clean.add(basis.clampAndScale(basis.project(c))));
             }
             img.release();

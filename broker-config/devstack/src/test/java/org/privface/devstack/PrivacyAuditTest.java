@@ -229,7 +229,7 @@ class PrivacyAuditTest {
                     List<double[]> inFrame = new ArrayList<>();
                     Mat img = Imgcodecs.imread(frame.toString(), Imgcodecs.IMREAD_COLOR);
                     Mat grey = FaceCrops.grey(img);
-                    for (Rect r : detector.detect(grey)) {
+                    for (Rect r : detector.boxes(grey)) {
                         FaceCrops.crop(grey, r, FaceCrops.Shape.PEEP)
                                 .ifPresent(c -> inFrame.add(clip(basis.project(c), basis.l1Radius())));
                     }

@@ -418,7 +418,7 @@ public final class EdgeBenchmark {
         int fp = 0;
         for (Scene s : scenes) {
             Mat grey = FaceCrops.grey(s.bgr());
-            List<Rect> det = d.detect(grey);
+            List<Rect> det = d.boxes(grey);
             grey.release();
             boolean[] used = new boolean[det.size()];
             int hits = 0;
@@ -553,7 +553,7 @@ public final class EdgeBenchmark {
             frames++;
             Mat grey = FaceCrops.grey(image);
             try {
-                List<Rect> boxes = detector.detect(grey);
+                List<Rect> boxes = detector.boxes(grey);
                 List<Box> b = new ArrayList<>(boxes.size());
                 for (Rect r : boxes) {
                     b.add(new Box(r.x, r.y, r.width, r.height));

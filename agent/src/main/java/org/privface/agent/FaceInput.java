@@ -1,0 +1,38 @@
+package org.privface.agent;
+
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import org.opencv.core.Mat;
+import org.privface.agent.detect.DetectedFace;
+import org.privface.agent.detect.FaceCrops;
+import org.privface.agent.embed.FaceEmbedder;
+import org.privface.agent.policy.Mechanism;
+import org.privface.agent.policy.SitePolicy;
+
+/**
+ * What a policy's mechanism takes from one detected face: the grey pixel crop at the mechanism's
+ * shape for the pixel families (PEEP, RDP, GAUSSIAN, FISHER), the unit-length deep embedding for
+ * {@link Mechanism#EMBEDDING}. The mechanisms themselves see only a vector.
+ */
+final class FaceInput {
+    private FaceInput() {
+    }
+
+    static boolean needsEmbedding(SitePolicy p) {
+        return p.mechanism() == Mechanism.EMBEDDING;
+    }
+
+    /**
+     * @param frame    the colour frame (embedding)
+     * @param grey     the same frame in grey (pixel crops); may be the frame itself when it is grey
+     * @param embedder made on first use, so pixel policies never load the network
+     * @return empty when the face gives no input: a box that does not fit in the frame
+     */
+    static Optional<double[]> of(SitePolicy p, Mat frame, Mat grey, DetectedFace face, Supplier<FaceEmbedder> embedder) {
+        if (needsEmbedding(p)) {
+            return Optional.of(embedder.get().embed(frame, face));
+        }
+        return FaceCrops.crop(grey, face.box(), Mechanisms.shape(p));
+    }
+}

@@ -1,0 +1,138 @@
+package org.privface.agent.detect;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Finds the deep face models. None is committed to the project (docs/face-stack.md):
+ * <ul>
+ *   <li>YuNet comes from a public repository, not a registry: an explicit path from configuration,
+ *       else {@code yunet/face_detection_yunet_2023mar.onnx} under {@code FACE_MODELS} (environment
+ *       or system property {@code privface.models}), default {@code ../shared/models}.</li>
+ *   <li>The faceplugin models (UltraFace detector, 68-point landmarks, 512-d embedding) come from
+ *       the npm package {@value #FACEPLUGIN_PACKAGE}, which the agent's build fetches into
+ *       {@link #facepluginDir()} (src/main/sh/fetch-models.sh). Each file's SHA-256 is checked
+ *       against the pinned value here before it is used.</li>
+ * </ul>
+ */
+public final class FaceModels {
+    public static final String YUNET_FILE = "yunet/face_detection_yunet_2023mar.onnx";
+    public static final String YUNET_SHA256 = "8f2383e4dd3cfbb4553ea8718107fc0423210dc964f9f4280604804ed2552fa4";
+    public static final String FACEPLUGIN_PACKAGE = "faceplugin-face-recognition-js@0.0.1";
+    public static final String DETECT = "fr_detect.onnx";
+    public static final String LANDMARK = "fr_landmark.onnx";
+    public static final String FEATURE = "fr_feature.onnx";
+    /** Pinned with the build script; a different file is refused, not loaded. */
+    static final Map<String, String> FACEPLUGIN_SHA256 = Map.of(
+            DETECT, "6c0256ccd3164f844736a401faf936ec2930764a87ae39442180887d0c5c8854",
+            LANDMARK, "f10b0ba1d2a8a099adefede1ebf3733e44fe370715e7303dbeb7f59c02142258",
+            FEATURE, "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581");
+    private static final Map<Path, Boolean> VERIFIED = new ConcurrentHashMap<>();
+
+    private FaceModels() {
+    }
+
+    /** YuNet: the configured path when given (it must exist), else the shared models folder's copy. */
+    public static Path yunet(String configured) {
+        return findYunet(configured).orElseThrow(() -> new IllegalStateException("YuNet model not found: set agent.yunet-model"
+                + " or FACE_MODELS (looked for " + sharedModels().resolve(YUNET_FILE).toAbsolutePath()
+                + "); it comes from ShiqiYu/libfacedetection.train or OpenCV's model zoo, see docs/face-stack.md"));
+    }
+
+    /** YuNet's file if present; a configured path that does not exist is an error, not a silent miss. */
+    public static Optional<Path> findYunet(String configured) {
+        if (configured != null && !configured.isBlank()) {
+            Path p = Path.of(configured);
+            if (!Files.isRegularFile(p)) {
+                throw new IllegalStateException("agent.yunet-model points to " + p.toAbsolutePath() + ", which does not exist");
+            }
+            return Optional.of(p);
+        }
+        Path p = sharedModels().resolve(YUNET_FILE);
+        return Files.isRegularFile(p) ? Optional.of(p) : Optional.empty();
+    }
+
+    /** {@code FACE_MODELS} (environment, then system property {@code privface.models}), default {@code ../shared/models}. */
+    public static Path sharedModels() {
+        for (String c : new String[] {System.getenv("FACE_MODELS"), System.getProperty("privface.models")}) {
+            if (c != null && !c.isBlank()) {
+                return Path.of(c);
+            }
+        }
+        return Path.of("..", "shared", "models");
+    }
+
+    /**
+     * Where the build unpacks the npm package's {@code model/} folder: {@code FACEPLUGIN_MODELS}
+     * (environment, then system property {@code privface.faceplugin}), default
+     * {@code ~/.cache/privface/models/faceplugin-face-recognition-js-0.0.1/model}, outside
+     * {@code target} so that {@code mvn clean} does not fetch it again.
+     */
+    public static Path facepluginDir() {
+        for (String c : new String[] {System.getenv("FACEPLUGIN_MODELS"), System.getProperty("privface.faceplugin")}) {
+            if (c != null && !c.isBlank()) {
+                return Path.of(c);
+            }
+        }
+        return Path.of(System.getProperty("user.home"), ".cache", "privface", "models",
+                FACEPLUGIN_PACKAGE.replace('@', '-'), "model");
+    }
+
+    /** Whether the faceplugin file is where the build puts it (not yet checked). */
+    public static boolean hasFaceplugin(String file) {
+        return Files.isRegularFile(facepluginDir().resolve(file));
+    }
+
+    /** A faceplugin model file, checked against its pinned SHA-256; a clear error when missing or different. */
+    public static Path faceplugin(String file) {
+        String sha = FACEPLUGIN_SHA256.get(file);
+        if (sha == null) {
+            throw new IllegalArgumentException("unknown faceplugin model " + file + "; known: " + FACEPLUGIN_SHA256.keySet());
+        }
+        Path p = facepluginDir().resolve(file);
+        if (!Files.isRegularFile(p)) {
+            throw new IllegalStateException(file + " not found in " + p.getParent().toAbsolutePath() + ": the agent's build fetches "
+                    + FACEPLUGIN_PACKAGE + " from the npm registry (agent/src/main/sh/fetch-models.sh); run it, or set FACEPLUGIN_MODELS");
+        }
+        verify(p, sha);
+        return p;
+    }
+
+    /** Refuses a file whose SHA-256 is not the pinned one; each file is hashed once per JVM. */
+    public static void verify(Path file, String sha256) {
+        Path key = file.toAbsolutePath().normalize();
+        if (VERIFIED.containsKey(key)) {
+            return;
+        }
+        String actual = sha256(file);
+        if (!actual.equalsIgnoreCase(sha256)) {
+            throw new IllegalStateException(file + " has SHA-256 " + actual + ", expected " + sha256
+                    + ": a different or damaged model is not loaded");
+        }
+        VERIFIED.put(key, true);
+    }
+
+    static String sha256(Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                md.update(buf, 0, n);
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
