@@ -75,6 +75,8 @@ public final class DeepFrontierEvaluation {
     }
 
     private final EmbeddingBasis basis;
+    /** Enrollment-fitted bases per training split and k: the fit does not depend on ε. */
+    private final Map<double[][], Map<Integer, EmbeddingBasis>> enrollmentBases = new java.util.IdentityHashMap<>();
     private final int seeds;
     private final double[] epsilons;
     private final Path out;
@@ -153,9 +155,12 @@ public final class DeepFrontierEvaluation {
                 int k = p.k();
                 if (enrollmentFitted) {
                     k = Math.min(k, Math.min(classes - 1, BASIS_DIRECTIONS));
-                    b = EmbeddingBasis.fit(basis.modelId(), "training split", train, y, classes, k);
+                    int kk = k;
+                    b = enrollmentBases.computeIfAbsent(train, t -> new java.util.concurrent.ConcurrentHashMap<>())
+                            .computeIfAbsent(k, key -> EmbeddingBasis.fit(basis.modelId(), "training split", train, y,
+                                    classes, kk));
                 }
-                int radius = Math.min(p.radius(), Math.max(0, k / 4 - 1));
+                int radius = Math.min(p.radius(), Math.max(0, k / 2 - 1));
                 EmbeddingMechanism m = new EmbeddingMechanism(b, !enrollmentFitted, noise, k, radius, epsilon, random);
                 return new double[][][] {releaseAll(m, train), releaseAll(m, test), {{m.epsilonPerFace()}}};
             }
