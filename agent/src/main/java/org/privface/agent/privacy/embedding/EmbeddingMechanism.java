@@ -163,19 +163,37 @@ public final class EmbeddingMechanism implements FaceMechanism {
         }
     }
 
-    /** The unit direction of the embedding's first k public coordinates (e₁ for the zero vector). */
+    /**
+     * The unit direction of the embedding's first k public coordinates. The embedding is scaled to
+     * unit length first (embedders emit unit vectors; this only keeps a hostile input from
+     * overflowing), and the zero vector maps to e₁.
+     */
     public double[] direction(double[] embedding) {
-        double[] z = basis.project(embedding, k);
-        double n = 0;
-        for (double v : z) {
-            n += v * v;
+        for (double v : embedding) {
+            if (!Double.isFinite(v)) {
+                throw new IllegalArgumentException("embedding holds a non-finite value");
+            }
         }
-        n = Math.sqrt(n);
-        if (n == 0) {
+        return unit(basis.project(unit(embedding.clone()), k));
+    }
+
+    /** z scaled to unit L2 length, in place (by its largest entry first, so no square overflows); the zero vector becomes e₁. */
+    public static double[] unit(double[] z) {
+        double max = 0;
+        for (double v : z) {
+            max = Math.max(max, Math.abs(v));
+        }
+        if (max == 0) {
             z[0] = 1; // a fixed public point: still one of the inputs the guarantee covers
             return z;
         }
-        for (int i = 0; i < k; i++) {
+        double n = 0;
+        for (int i = 0; i < z.length; i++) {
+            z[i] /= max;
+            n += z[i] * z[i];
+        }
+        n = Math.sqrt(n);
+        for (int i = 0; i < z.length; i++) {
             z[i] /= n;
         }
         return z;

@@ -20,9 +20,11 @@ import org.privface.agent.privacy.embedding.EmbeddingBasis;
 import org.privface.agent.privacy.embedding.EmbeddingMechanism;
 import org.privface.agent.privacy.embedding.EmbeddingMechanism.Noise;
 import org.privface.agent.privacy.embedding.EmbeddingMechanism.Preset;
+import org.privface.agent.privacy.fisher.FisherBasis;
 import org.privface.recognizer.model.MlpModel;
 import org.privface.recognizer.model.MlpOptions;
 import org.privface.recognizer.model.MlpTrainer;
+import org.privface.recognizer.model.OpenSet;
 
 /**
  * Issue 16's frontier on deep embeddings: every face, enrolled or queried, is released once
@@ -190,7 +192,7 @@ public final class DeepFrontierEvaluation {
     double[][] units(double[][] x, int k) {
         double[][] u = new double[x.length][];
         for (int i = 0; i < x.length; i++) {
-            u[i] = normalise(basis.project(x[i], k));
+            u[i] = EmbeddingMechanism.unit(basis.project(x[i], k));
         }
         return u;
     }
@@ -297,28 +299,10 @@ public final class DeepFrontierEvaluation {
         return f;
     }
 
-    static double[] normalise(double[] z) {
-        double n = Math.sqrt(Arrays.stream(z).map(v -> v * v).sum());
-        double[] u = z.clone();
-        if (n == 0) {
-            u[0] = 1;
-            return u;
-        }
-        for (int i = 0; i < u.length; i++) {
-            u[i] /= n;
-        }
-        return u;
-    }
-
     /** Class means of released vectors, normalised; a query goes to the largest cosine. */
     record NearestMean(double[][] means) {
         static NearestMean fit(double[][] x, int[] y, int classes) {
-            double[][] m = new double[classes][x[0].length];
-            for (int i = 0; i < x.length; i++) {
-                for (int j = 0; j < x[i].length; j++) {
-                    m[y[i]][j] += x[i][j];
-                }
-            }
+            double[][] m = FisherBasis.classMeans(x, y, classes);
             for (int c = 0; c < classes; c++) {
                 double n = Math.sqrt(Arrays.stream(m[c]).map(v -> v * v).sum());
                 if (n > 0) {
@@ -543,6 +527,7 @@ public final class DeepFrontierEvaluation {
         double[][] calibX = strangers.subset(calib).x();
         double[][] measureX = strangers.subset(measure).x();
         List<String> lines = new ArrayList<>();
+        // threshold: the cosine threshold (nearest class mean rows) or the OpenSet margin (-mlp-openset rows).
         lines.add("set,family,epsilon_per_face,seed,threshold,fpir_calibration,fpir_measured,fnir,strangers_calibration,"
                 + "strangers_measured,enrolled_queries");
         Family cap = agentMode(Noise.SIGN_CAP, false);
@@ -557,6 +542,10 @@ public final class DeepFrontierEvaluation {
                 // No privacy.
                 lines.add(openSetLine(entry.getKey(), "none", 0, s, train, yTrain, test, yTest, calibX, measureX,
                         d.classes()));
+                if (s == 0) {
+                    lines.add(recognizerLine(entry.getKey(), "none-mlp-openset", 0, s, train, yTrain, test, yTest,
+                            calibX, measureX, d.classes()));
+                }
                 // The recommended release: one mechanism releases enrolled faces, queries and strangers alike.
                 double[][] all = concat(test, calibX, measureX);
                 double[][][] r = cap.release(train, yTrain, d.classes(), all, epsilon,
@@ -566,6 +555,10 @@ public final class DeepFrontierEvaluation {
                 double[][] rMeasure = Arrays.copyOfRange(r[1], test.length + calibX.length, all.length);
                 lines.add(openSetLine(entry.getKey(), cap.name(), epsilon, s, r[0], yTrain, rTest, yTest, rCalib,
                         rMeasure, d.classes()));
+                if (s == 0) {
+                    lines.add(recognizerLine(entry.getKey(), cap.name() + "-mlp-openset", epsilon, s, r[0], yTrain,
+                            rTest, yTest, rCalib, rMeasure, d.classes()));
+                }
             }
         }
         Files.write(out.resolve("deep-openset.csv"), lines);
@@ -591,6 +584,41 @@ public final class DeepFrontierEvaluation {
         }
         return String.format(Locale.ROOT, "%s,%s,%s,%d,%.6f,%.4f,%.4f,%.4f,%d,%d,%d", set, family, fmt(eps), seed,
                 threshold, fpirCal, fpir, misses / (double) test.length, calib.length, measure.length, test.length);
+    }
+
+    /**
+     * The recognizer's own rule: its MLP names the class, its {@link OpenSet} says unknown when the
+     * query is farther than margin × radius from that class's centroid, with the margin calibrated
+     * on the calibration strangers ({@link OpenSet#marginForFpir}) instead of the fixed default.
+     */
+    static String recognizerLine(String set, String family, double eps, int seed, double[][] train, int[] yTrain,
+                                 double[][] test, int[] yTest, double[][] calib, double[][] measure, int classes) {
+        float[][] fTrain = floats(train);
+        try (MlpModel model = new MlpTrainer().train(fTrain, yTrain, classes, MlpOptions.small().withSeed(seed + 1))) {
+            OpenSet open = OpenSet.fit(fTrain, yTrain, classes);
+            float[][] fCalib = floats(calib);
+            double margin = open.marginForFpir(fCalib, model.predict(fCalib), FPIR);
+            float[][] fMeasure = floats(measure);
+            int[] pm = model.predict(fMeasure);
+            int in = 0;
+            for (int i = 0; i < fMeasure.length; i++) {
+                in += open.accept(fMeasure[i], pm[i], margin) >= 0 ? 1 : 0;
+            }
+            int[] pc = model.predict(fCalib);
+            int inCal = 0;
+            for (int i = 0; i < fCalib.length; i++) {
+                inCal += open.accept(fCalib[i], pc[i], margin) >= 0 ? 1 : 0;
+            }
+            float[][] fTest = floats(test);
+            int[] pt = model.predict(fTest);
+            int misses = 0;
+            for (int i = 0; i < fTest.length; i++) {
+                misses += open.accept(fTest[i], pt[i], margin) < 0 || pt[i] != yTest[i] ? 1 : 0;
+            }
+            return String.format(Locale.ROOT, "%s,%s,%s,%d,%.6f,%.4f,%.4f,%.4f,%d,%d,%d", set, family, fmt(eps), seed,
+                    margin, inCal / (double) fCalib.length, in / (double) fMeasure.length, misses / (double) fTest.length,
+                    calib.length, measure.length, test.length);
+        }
     }
 
     static double max(double[] v) {
