@@ -162,7 +162,8 @@ public final class DeepFrontierEvaluation {
                             .computeIfAbsent(k, key -> EmbeddingBasis.fit(basis.modelId(), "training split", train, y,
                                     classes, kk));
                 }
-                int radius = Math.min(p.radius(), Math.max(0, k / 2 - 1));
+                // Fewer directions than the preset's (an enrollment of few people): keep the cap's relative radius.
+                int radius = (int) Math.floor(p.radius() * (double) k / p.k());
                 EmbeddingMechanism m = new EmbeddingMechanism(b, !enrollmentFitted, noise, k, radius, epsilon, random);
                 return new double[][][] {releaseAll(m, train), releaseAll(m, test), {{m.epsilonPerFace()}}};
             }
