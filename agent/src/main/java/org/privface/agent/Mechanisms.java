@@ -80,7 +80,8 @@ final class Mechanisms {
             case FISHER -> new FisherMechanism(fisherBasis(preset), epsilonPerRelease, laplace);
             // Takes the embedder's vector, not pixels (EmbeddingMechanism); the basis is the bundled public file.
             case EMBEDDING -> EmbeddingMechanism.publicPreset(EmbeddingBasis.DEFAULT_MODEL,
-                    EmbeddingMechanism.Noise.parse(p.mode()), epsilonPerRelease);
+                    EmbeddingMechanism.Noise.parse(p.mode()), epsilonPerRelease,
+                    p.budgetPolicy().epsilonPerRelease(p.epsilon()));
         });
     }
 

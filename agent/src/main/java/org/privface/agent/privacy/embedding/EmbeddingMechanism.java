@@ -150,7 +150,15 @@ public final class EmbeddingMechanism implements FaceMechanism {
 
     /** The bundled public basis, the preset's shape, a DRBG: what the agent runs. */
     public static EmbeddingMechanism publicPreset(String modelId, Noise noise, double epsilon) {
-        Preset preset = Preset.forEpsilon(noise, epsilon);
+        return publicPreset(modelId, noise, epsilon, epsilon);
+    }
+
+    /**
+     * As above, with the shape taken from the policy's nominal ε: enrollment and queries of one
+     * policy must land in one release space even when a release spends less than the nominal ε.
+     */
+    public static EmbeddingMechanism publicPreset(String modelId, Noise noise, double epsilon, double presetEpsilon) {
+        Preset preset = Preset.forEpsilon(noise, presetEpsilon);
         return new EmbeddingMechanism(EmbeddingBasis.bundled(modelId), true, noise, preset.k(), preset.radius(),
                 epsilon, drbg());
     }
@@ -215,21 +223,29 @@ public final class EmbeddingMechanism implements FaceMechanism {
                 for (int i = 0; i < k; i++) {
                     v[i] = out[i] ? s : -s;
                 }
-                yield new Release(v, MECHANISM, mode(), epsilon, epsilon, 1 - cap.p(), basis.id(), null);
+                yield new Release(v, MECHANISM, mode(), epsilon, epsilon, 1 - cap.p(), releaseSpace(), null);
             }
             case LAPLACE -> {
                 double r = basis.l1Radius(k);
                 double[] c = clipL1(u, r);
                 yield new Release(laplace.addNoise(c, 2 * r, epsilon), MECHANISM, mode(), epsilon, epsilon, sigma,
-                        basis.id(), null);
+                        releaseSpace(), null);
             }
             case GAUSSIAN -> {
                 double[] s = new double[k];
                 Arrays.fill(s, sigma);
-                yield new Release(gaussian.addNoise(u, s), MECHANISM, mode(), epsilon, epsilon, sigma, basis.id(),
+                yield new Release(gaussian.addNoise(u, s), MECHANISM, mode(), epsilon, epsilon, sigma, releaseSpace(),
                         null, GAUSSIAN_DELTA, mu);
             }
         };
+    }
+
+    /**
+     * The record's basisId: the basis file's id and k, e.g. {@code fr_feature-e03564a54e1fc106/k24}.
+     * The recognizer keeps one model per basisId, and releases with different k are not comparable.
+     */
+    public String releaseSpace() {
+        return basis.id() + "/k" + k;
     }
 
     /** x scaled into the L1 ball of radius r (unchanged when inside). */

@@ -70,7 +70,7 @@ class EmbeddingMechanismTest {
             EmbeddingMechanism m = EmbeddingMechanism.publicPreset(EmbeddingBasis.DEFAULT_MODEL, noise, 20);
             Release r = m.perturb(adversarial(4, 512));
             assertEquals("EMBEDDING", r.mechanism());
-            assertEquals(BASIS.id(), r.basisId());
+            assertEquals(BASIS.id() + "/k" + m.k(), r.basisId());
             assertTrue(r.mode().startsWith(noise.wireName) && r.mode().endsWith(" every-face"), r.mode());
             assertTrue(r.epsilonPerFace() <= 20 + 1e-12, "never above the policy's ε: " + r.epsilonPerFace());
             assertEquals(noise == Noise.GAUSSIAN ? EmbeddingMechanism.GAUSSIAN_DELTA : 0, r.delta());
