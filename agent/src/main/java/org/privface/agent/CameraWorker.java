@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -115,9 +116,9 @@ final class CameraWorker {
         }
         // Deep detectors and the embedding read colour; the cascade and the pixel crops read grey.
         boolean pixels = !FaceInput.needsEmbedding(policy);
-        Mat grey = pixels || !detector.landmarks() ? FaceCrops.grey(frame.image()) : null;
+        Mat grey = pixels || !detector.readsColour() ? FaceCrops.grey(frame.image()) : null;
         try {
-            List<DetectedFace> found = detector.detect(detector.landmarks() ? frame.image() : grey);
+            List<DetectedFace> found = detector.detect(detector.readsColour() ? frame.image() : grey);
             List<IouTracker.Tracked> tracked = track(found, frame);
             for (int i = 0; i < found.size(); i++) {
                 IouTracker.Tracked t = tracked.get(i);
@@ -128,7 +129,7 @@ final class CameraWorker {
                     withheldCounter.increment();
                     continue;
                 }
-                Optional<double[]> face = FaceInput.of(policy, frame.image(), grey, found.get(i), this::embedder);
+                Optional<Supplier<double[]>> face = FaceInput.of(policy, frame.image(), grey, found.get(i), this::embedder);
                 if (face.isEmpty()) {
                     continue; // does not fit in the frame: dropped, never published as garbage
                 }
@@ -144,7 +145,7 @@ final class CameraWorker {
                 }
                 TrackBudget.Grant g = grant.get();
                 FaceMechanism m = mechanisms.forRelease(policy, g.epsilonForThisRelease(), g.muForThisRelease());
-                Release rel = m.perturb(face.get());
+                Release rel = m.perturb(face.get().get());
                 PerturbedFace rec = publisher.record(rel, camera, t.trackId(), frame.capturedAt(), null,
                         TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())
                                 .setEpsilonSpentInWindow(g.epsilonSpentInWindow()).setEpsilonBudget(g.epsilonBudget())

@@ -24,15 +24,20 @@ final class FaceInput {
     }
 
     /**
+     * The face's input, to be taken only once its track's budget grants a release: a crop is
+     * cheap and already cut (it decides whether the face counts), but an embedding costs about
+     * 12 ms, so it is computed on {@code get()}, never for a withheld face.
+     *
      * @param frame    the colour frame (embedding)
      * @param grey     the same frame in grey (pixel crops); may be the frame itself when it is grey
      * @param embedder made on first use, so pixel policies never load the network
      * @return empty when the face gives no input: a box that does not fit in the frame
      */
-    static Optional<double[]> of(SitePolicy p, Mat frame, Mat grey, DetectedFace face, Supplier<FaceEmbedder> embedder) {
+    static Optional<Supplier<double[]>> of(SitePolicy p, Mat frame, Mat grey, DetectedFace face,
+                                           Supplier<FaceEmbedder> embedder) {
         if (needsEmbedding(p)) {
-            return Optional.of(embedder.get().embed(frame, face));
+            return Optional.of(() -> embedder.get().embed(frame, face));
         }
-        return FaceCrops.crop(grey, face.box(), Mechanisms.shape(p));
+        return FaceCrops.crop(grey, face.box(), Mechanisms.shape(p)).map(v -> () -> v);
     }
 }

@@ -23,6 +23,7 @@ import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
 import org.privface.agent.policy.AuditLog;
 import org.privface.agent.policy.Mechanism;
+import org.privface.agent.policy.PolicyOverride;
 import org.privface.agent.policy.PolicyStore;
 import org.privface.agent.policy.PrivacyFloor;
 import org.privface.agent.policy.SitePolicy;
@@ -101,6 +102,13 @@ class CameraWorkerTest {
             spool.close();
             publisher.close();
         }
+    }
+
+    @Test
+    void anEmbeddingPolicyOnACascadeWithoutLandmarksWithholdsEveryFace(@TempDir Path dir) throws Exception {
+        Run r = run(Mechanism.EMBEDDING, PolicyOverride.defaultMode(Mechanism.EMBEDDING), "once", 8, dir);
+        assertTrue(r.faces() >= 20, "the cascade still sees the walkers: " + r.faces());
+        assertTrue(r.byTrack().isEmpty(), "nothing released without landmarks to align by: " + r.byTrack().keySet());
     }
 
     @Test

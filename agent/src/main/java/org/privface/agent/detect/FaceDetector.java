@@ -27,6 +27,7 @@ public final class FaceDetector implements FaceFinder {
     public static final int MIN_DETECT_WIDTH = 64;
 
     private final CascadeClassifier classifier;
+    private final String cascade;
     private final double scaleFactor;
     private final int minNeighbors;
     private final int minFaceSize;
@@ -56,6 +57,7 @@ public final class FaceDetector implements FaceFinder {
         if (classifier.empty()) {
             throw new IllegalStateException("cascade " + cascade + " failed to load");
         }
+        this.cascade = cascade;
         this.scaleFactor = scaleFactor;
         this.minNeighbors = minNeighbors;
         this.minFaceSize = minFaceSize;
@@ -99,7 +101,7 @@ public final class FaceDetector implements FaceFinder {
 
     @Override
     public String describe() {
-        return "haar (OpenCV cascade, scaleFactor " + scaleFactor + ", minNeighbors " + minNeighbors + ", minFaceSize "
+        return "haar (OpenCV cascade " + cascade + ", scaleFactor " + scaleFactor + ", minNeighbors " + minNeighbors + ", minFaceSize "
                 + minFaceSize + (maxDetectWidth > 0 ? ", scanned at width " + maxDetectWidth : "") + ")";
     }
 

@@ -22,6 +22,11 @@ public interface FaceFinder extends AutoCloseable {
         return false;
     }
 
+    /** Whether it reads colour: a caller with a grey copy at hand passes that to detectors that do not. */
+    default boolean readsColour() {
+        return false;
+    }
+
     /** The boxes alone, for callers that only crop pixels. */
     default List<Rect> boxes(Mat bgrOrGreyFrame) {
         return detect(bgrOrGreyFrame).stream().map(DetectedFace::box).toList();

@@ -58,7 +58,6 @@ public final class FaceFinders {
     }
 
     private static FaceFinder ultraface(Double score) {
-        return new UltraFaceDetector(FaceModels.faceplugin(FaceModels.DETECT), FaceModels.faceplugin(FaceModels.LANDMARK),
-                score == null ? UltraFaceDetector.DEFAULT_SCORE : score.floatValue());
+        return UltraFaceDetector.fromPackage(score == null ? UltraFaceDetector.DEFAULT_SCORE : score.floatValue());
     }
 }

@@ -41,13 +41,6 @@ public final class FaceModels {
     private FaceModels() {
     }
 
-    /** YuNet: the configured path when given (it must exist), else the shared models folder's copy. */
-    public static Path yunet(String configured) {
-        return findYunet(configured).orElseThrow(() -> new IllegalStateException("YuNet model not found: set agent.yunet-model"
-                + " or FACE_MODELS (looked for " + sharedModels().resolve(YUNET_FILE).toAbsolutePath()
-                + "); it comes from ShiqiYu/libfacedetection.train or OpenCV's model zoo, see docs/face-stack.md"));
-    }
-
     /** YuNet's file if present; a configured path that does not exist is an error, not a silent miss. */
     public static Optional<Path> findYunet(String configured) {
         if (configured != null && !configured.isBlank()) {

@@ -42,8 +42,12 @@ public final class UltraFaceDetector implements FaceFinder {
 
     /** The build-fetched models, each checked against its pinned SHA-256. */
     public static UltraFaceDetector fromPackage() {
+        return fromPackage(DEFAULT_SCORE);
+    }
+
+    public static UltraFaceDetector fromPackage(float scoreThreshold) {
         return new UltraFaceDetector(FaceModels.faceplugin(FaceModels.DETECT), FaceModels.faceplugin(FaceModels.LANDMARK),
-                DEFAULT_SCORE);
+                scoreThreshold);
     }
 
     @Override
@@ -153,6 +157,11 @@ public final class UltraFaceDetector implements FaceFinder {
 
     @Override
     public boolean landmarks() {
+        return true;
+    }
+
+    @Override
+    public boolean readsColour() {
         return true;
     }
 

@@ -43,11 +43,6 @@ public final class YuNetDetector implements FaceFinder {
         this.net = FaceDetectorYN.create(model.toString(), "", new Size(320, 320), scoreThreshold, 0.3f, 5000);
     }
 
-    /** The shared models folder's YuNet, or the configured path. */
-    public static YuNetDetector of(String configuredPath) {
-        return new YuNetDetector(FaceModels.yunet(configuredPath), DEFAULT_SCORE, 0);
-    }
-
     @Override
     public List<DetectedFace> detect(Mat frame) {
         Mat bgr = bgr(frame);
@@ -89,6 +84,11 @@ public final class YuNetDetector implements FaceFinder {
 
     @Override
     public boolean landmarks() {
+        return true;
+    }
+
+    @Override
+    public boolean readsColour() {
         return true;
     }
 

@@ -21,7 +21,8 @@ import org.opencv.imgcodecs.Imgcodecs;
 class DeepDetectorsTest {
     private static final int IMAGES = 200;
 
-    record Recall(int images, int hits, int extra) {
+    /** Hits, extra boxes, and the hits' mean box (x, y, width, height in image pixels). */
+    record Recall(int images, int hits, int extra, double[] meanBox) {
         double rate() {
             return hits / (double) images;
         }
@@ -30,16 +31,25 @@ class DeepDetectorsTest {
     static Recall recall(FaceFinder finder, List<Path> files) {
         int hits = 0;
         int extra = 0;
+        double[] box = new double[4];
         for (Path f : files) {
             Mat img = Imgcodecs.imread(f.toString(), Imgcodecs.IMREAD_COLOR);
             List<DetectedFace> faces = finder.detect(img);
             if (!faces.isEmpty() && plausible(faces.get(0), img.cols(), img.rows())) {
                 hits++;
+                Rect b = faces.get(0).box();
+                box[0] += b.x;
+                box[1] += b.y;
+                box[2] += b.width;
+                box[3] += b.height;
             }
             extra += Math.max(0, faces.size() - 1);
             img.release();
         }
-        return new Recall(files.size(), hits, extra);
+        for (int i = 0; i < 4; i++) {
+            box[i] /= Math.max(1, hits);
+        }
+        return new Recall(files.size(), hits, extra, box);
     }
 
     /** The largest face covers the image centre; its eyes are above its mouth, image-left eye first. */
@@ -68,8 +78,9 @@ class DeepDetectorsTest {
         List<Path> files = DeepModels.images(DeepModels.datasetOrSkip(set), IMAGES);
         int threads = Core.getNumThreads();
         Recall r = recall(finder, files);
-        System.out.printf(Locale.ROOT, "%s on %s: %d / %d faces found with plausible landmarks (%.1f%%), %d extra boxes%n",
-                name, set, r.hits(), r.images(), 100 * r.rate(), r.extra());
+        System.out.printf(Locale.ROOT, "%s on %s: %d / %d faces found with plausible landmarks (%.1f%%), %d extra boxes;"
+                        + " mean box x %.0f y %.0f w %.0f h %.0f%n", name, set, r.hits(), r.images(), 100 * r.rate(), r.extra(),
+                r.meanBox()[0], r.meanBox()[1], r.meanBox()[2], r.meanBox()[3]);
         assertEquals(IMAGES, files.size());
         assertTrue(r.rate() >= minRecall, name + " found " + r.hits() + " of " + r.images() + " faces in " + set);
         assertEquals(threads, Core.getNumThreads());

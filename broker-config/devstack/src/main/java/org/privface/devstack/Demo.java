@@ -64,6 +64,8 @@ public final class Demo {
         m.put("--operator", "operator");
         // Empty: the console password comes from PRIVFACE_CONSOLE_PASSWORD, or a random one is printed.
         m.put("--password", "");
+        // The agent's face detector: haar, yunet (falls back to ultraface without its model) or ultraface (docs/face-stack.md).
+        m.put("--detector", "haar");
         return m;
     }
 
@@ -184,6 +186,9 @@ public final class Demo {
                         "-Dagent.mechanism=" + opt.get("--mechanism"),
                         "-Dagent.sensitivity-mode=" + opt.get("--mode"),
                         "-Dagent.components=" + opt.get("--components"),
+                        "-Dagent.detector=" + opt.get("--detector"),
+                        // YuNet, when asked for, from FACE_MODELS or else the shared models beside the checkout.
+                        "-Dprivface.models=" + root.resolve("../shared/models").normalize(),
                         "-Dagent.enroll-releases=" + opt.get("--enroll-releases")),
                 List.of(), env, work);
         running.add(agent);
@@ -243,6 +248,9 @@ public final class Demo {
                         "-Dagent.floor.epsilon-max=" + Math.max(100, Double.parseDouble(opt.get("--epsilon"))),
                         "-Dagent.mechanism=" + opt.get("--mechanism"),
                         "-Dagent.sensitivity-mode=" + opt.get("--mode"),
+                        "-Dagent.detector=" + opt.get("--detector"),
+                        // YuNet, when asked for, from FACE_MODELS or else the shared models beside the checkout.
+                        "-Dprivface.models=" + root.resolve("../shared/models").normalize(),
                         "-Dagent.components=" + opt.get("--components")),
                 List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrap()), work);
         running.add(agent);

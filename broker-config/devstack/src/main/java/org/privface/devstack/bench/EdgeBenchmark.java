@@ -44,9 +44,17 @@ import org.opencv.imgcodecs.Imgcodecs;
 import org.opencv.imgproc.Imgproc;
 import org.privface.agent.AgentSettings;
 import org.privface.agent.dataset.FaceDatasets;
+import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.detect.FaceFinder;
+import org.privface.agent.detect.FaceFinders;
+import org.privface.agent.detect.FaceModels;
 import org.privface.agent.detect.OpenCv;
+import org.privface.agent.detect.UltraFaceDetector;
+import org.privface.agent.detect.YuNetDetector;
+import org.privface.agent.embed.FaceEmbedder;
+import org.privface.agent.embed.OnnxEmbedder;
 import org.privface.agent.privacy.EigenBasis;
 import org.privface.agent.privacy.PeepMechanism;
 import org.privface.agent.privacy.Release;
@@ -99,6 +107,11 @@ import org.privface.wire.topics.Topics;
  * {@code --agent-cpu 1}, {@code --broker-cpu 0}, {@code --remedy-width 320}, {@code --seed 5},
  * {@code --out FILE}, and the flags {@code --no-variants}, {@code --no-broker},
  * {@code --no-paced-default}.
+ *
+ * <p>The deep face stack (issue 16, {@link DeepStack}): {@code --deep-frames 100} 640×480 frames of
+ * real faces (lfw5 and ORL under {@code --datasets DIR}, default FACE_DATASETS), each detector's
+ * speed and recall on them, the embedding's cost per face, and the pipeline with the embedding
+ * against detection alone; {@code --no-deep} leaves it out, {@code --only-deep} runs nothing else.
  */
 public final class EdgeBenchmark {
     static final int WIDTH = 640;
@@ -115,7 +128,7 @@ public final class EdgeBenchmark {
 
     record Options(Path root, int frames, int reps, int variantReps, double seconds, double fps, int agentCpu,
                    int brokerCpu, boolean broker, boolean variants, boolean pacedDefault, int pacedReps, int remedyWidth,
-                   long seed, Path out) {
+                   long seed, Path out, boolean deep, boolean onlyDeep, int deepFrames, Path datasets) {
 
         static Options parse(String[] raw) {
             // Maven passes -Dedge.args="..." as one argument: split it like the evaluations do.
@@ -141,9 +154,12 @@ public final class EdgeBenchmark {
                     !m.containsKey("no-broker"), !m.containsKey("no-variants"), !m.containsKey("no-paced-default"),
                     Integer.parseInt(m.getOrDefault("paced-reps", "3")), Integer.parseInt(m.getOrDefault("remedy-width", "320")),
                     Long.parseLong(m.getOrDefault("seed", "5")),
-                    m.containsKey("out") ? Path.of(m.get("out")) : null);
+                    m.containsKey("out") ? Path.of(m.get("out")) : null, !m.containsKey("no-deep"), m.containsKey("only-deep"),
+                    Integer.parseInt(m.getOrDefault("deep-frames", "100")),
+                    m.containsKey("datasets") ? Path.of(m.get("datasets")) : FaceDatasets.root().orElse(null));
             m.keySet().removeAll(List.of("root", "frames", "reps", "variant-reps", "seconds", "fps", "agent-cpu",
-                    "broker-cpu", "no-broker", "no-variants", "no-paced-default", "paced-reps", "remedy-width", "seed", "out"));
+                    "broker-cpu", "no-broker", "no-variants", "no-paced-default", "paced-reps", "remedy-width", "seed", "out",
+                    "no-deep", "only-deep", "deep-frames", "datasets"));
             if (!m.isEmpty()) {
                 throw new IllegalArgumentException("unknown options " + m.keySet());
             }
@@ -228,6 +244,10 @@ public final class EdgeBenchmark {
                         + " is released; spool %d MiB %s, fsync every %d appends",
                 defaults.getSensitivityMode(), basis.dimension(), budgetPolicy.spec(),
                 defaults.getSpool().getMaxBytes() >> 20, defaults.getSpool().getDropPolicy(), DiskSpool.DEFAULT_SYNC_EVERY_APPENDS));
+        if (opt.onlyDeep()) {
+            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work);
+            return;
+        }
 
         int w = opt.remedyWidth();
         String h = FaceDetector.DEFAULT_CASCADE;
@@ -391,14 +411,28 @@ public final class EdgeBenchmark {
                 report.line("- agent JVM threads: " + threadSummary(pid));
             }
         }
+        if (opt.deep()) {
+            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work);
+        }
         report.line("");
         report.line(String.format(Locale.ROOT, "- load average at end: %s", loadAverage()));
     }
 
     // ------------------------------------------------------------------ detectors
 
-    /** A detector configuration; {@code cvThreads} > 0 sets OpenCV's thread count for its runs. */
-    record Config(String name, Supplier<FaceDetector> factory, int cvThreads) {
+    /**
+     * A detector configuration; {@code cvThreads} > 0 sets OpenCV's thread count for its runs. With
+     * an embedder, the pipeline also embeds every face it releases (the EMBEDDING input step).
+     */
+    record Config(String name, Supplier<FaceFinder> factory, int cvThreads, Supplier<FaceEmbedder> embedder) {
+        Config(String name, Supplier<FaceFinder> factory, int cvThreads) {
+            this(name, factory, cvThreads, null);
+        }
+    }
+
+    /** What CameraWorker hands a detector: the colour frame to the deep ones, its grey copy to the cascade. */
+    static Mat detectorInput(FaceFinder d, Mat bgr, Mat grey) {
+        return d.readsColour() ? bgr : grey;
     }
 
     static FaceDetector defaultDetector(AgentSettings s) {
@@ -409,7 +443,7 @@ public final class EdgeBenchmark {
     }
 
     static Accuracy accuracy(List<Scene> scenes, Config c) {
-        FaceDetector d = c.factory().get();
+        FaceFinder d = c.factory().get();
         int exact = 0;
         int faces = 0;
         int found = 0;
@@ -417,9 +451,11 @@ public final class EdgeBenchmark {
         int smallFound = 0;
         int fp = 0;
         for (Scene s : scenes) {
-            Mat grey = FaceCrops.grey(s.bgr());
-            List<Rect> det = d.boxes(grey);
-            grey.release();
+            Mat grey = d.readsColour() ? null : FaceCrops.grey(s.bgr());
+            List<Rect> det = d.boxes(detectorInput(d, s.bgr(), grey));
+            if (grey != null) {
+                grey.release();
+            }
             boolean[] used = new boolean[det.size()];
             int hits = 0;
             for (Rect g : s.faces()) {
@@ -463,7 +499,7 @@ public final class EdgeBenchmark {
     }
 
     static Run detectPass(List<Scene> scenes, Config c) {
-        FaceDetector d = c.factory().get();
+        FaceFinder d = c.factory().get();
         int before = Core.getNumThreads();
         if (c.cvThreads() > 0) {
             Core.setNumThreads(c.cvThreads());
@@ -473,9 +509,11 @@ public final class EdgeBenchmark {
             long cpu0 = processCpuNanos();
             long t0 = System.nanoTime();
             for (Scene s : scenes) {
-                Mat grey = FaceCrops.grey(s.bgr());
-                faces += d.detect(grey).size();
-                grey.release();
+                Mat grey = d.readsColour() ? null : FaceCrops.grey(s.bgr());
+                faces += d.detect(detectorInput(d, s.bgr(), grey)).size();
+                if (grey != null) {
+                    grey.release();
+                }
             }
             long t1 = System.nanoTime();
             long cpu1 = processCpuNanos();
@@ -504,7 +542,7 @@ public final class EdgeBenchmark {
         Path dir = Files.createTempDirectory(work, "spool");
         try (DiskSpool spool = DiskSpool.open(dir, DiskSpool.Options.of(defaults.getSpool().getMaxBytes(),
                 defaults.getSpool().getDropPolicy()))) {
-            Pipeline p = new Pipeline(c.factory().get(), mechanism, policy, defaults, publisher, spool, null);
+            Pipeline p = new Pipeline(c, mechanism, policy, defaults, publisher, spool, null);
             long cpu0 = processCpuNanos();
             long t0 = System.nanoTime();
             long seq = 0;
@@ -521,10 +559,13 @@ public final class EdgeBenchmark {
 
     /**
      * CameraWorker.accept for one camera under one policy version: grey, detect, track, budget,
-     * crop, perturb, record, spool (directly, or through the uplink when there is one).
+     * crop, perturb, record, spool (directly, or through the uplink when there is one). With an
+     * embedder, each released face is also aligned and embedded, as the EMBEDDING input step does
+     * once a release is granted.
      */
     static final class Pipeline {
-        private final FaceDetector detector;
+        private final FaceFinder detector;
+        private final FaceEmbedder embedder;
         private final PeepMechanism mechanism;
         private final FacePublisher publisher;
         private final DiskSpool spool;
@@ -539,9 +580,12 @@ public final class EdgeBenchmark {
         private long withheld;
         private long dropped;
 
-        Pipeline(FaceDetector detector, PeepMechanism mechanism, BudgetPolicy policy, AgentSettings s,
+        private long embedded;
+
+        Pipeline(Config c, PeepMechanism mechanism, BudgetPolicy policy, AgentSettings s,
                  FacePublisher publisher, DiskSpool spool, Uplink uplink) {
-            this.detector = detector;
+            this.detector = c.factory().get();
+            this.embedder = c.embedder() == null ? null : c.embedder().get();
             this.mechanism = mechanism;
             this.publisher = publisher;
             this.spool = spool;
@@ -553,15 +597,15 @@ public final class EdgeBenchmark {
             frames++;
             Mat grey = FaceCrops.grey(image);
             try {
-                List<Rect> boxes = detector.boxes(grey);
-                List<Box> b = new ArrayList<>(boxes.size());
-                for (Rect r : boxes) {
-                    b.add(new Box(r.x, r.y, r.width, r.height));
+                List<DetectedFace> found = detector.detect(detectorInput(detector, image, grey));
+                List<Box> b = new ArrayList<>(found.size());
+                for (DetectedFace f : found) {
+                    b.add(new Box(f.box().x, f.box().y, f.box().width, f.box().height));
                 }
                 List<IouTracker.Tracked> tracked = tracker.update(b, sequence, capturedAt);
-                for (int i = 0; i < boxes.size(); i++) {
+                for (int i = 0; i < found.size(); i++) {
                     IouTracker.Tracked t = tracked.get(i);
-                    Optional<double[]> face = FaceCrops.crop(grey, boxes.get(i), FaceCrops.Shape.PEEP);
+                    Optional<double[]> face = FaceCrops.crop(grey, found.get(i).box(), FaceCrops.Shape.PEEP);
                     if (face.isEmpty()) {
                         unfit++;
                         continue;
@@ -573,6 +617,10 @@ public final class EdgeBenchmark {
                         continue;
                     }
                     TrackBudget.Grant g = grant.get();
+                    if (embedder != null) {
+                        embedder.embed(image, found.get(i));
+                        embedded++;
+                    }
                     Release rel = mechanism.perturb(face.get());
                     PerturbedFace rec = publisher.record(rel, CAMERA, t.trackId(), capturedAt, null,
                             TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())
@@ -599,6 +647,10 @@ public final class EdgeBenchmark {
 
         PipelineCounts counts() {
             return new PipelineCounts(frames, faces, unfit, released, withheld, dropped);
+        }
+
+        long embedded() {
+            return embedded;
         }
     }
 
@@ -651,7 +703,7 @@ public final class EdgeBenchmark {
         try (DiskSpool spool = DiskSpool.open(dir, DiskSpool.Options.of(defaults.getSpool().getMaxBytes(),
                 defaults.getSpool().getDropPolicy()))) {
             Uplink uplink = new Uplink(publisher, spool, registry, SITE);
-            Pipeline p = new Pipeline(c.factory().get(), mechanism, policy, defaults, publisher, spool, uplink);
+            Pipeline p = new Pipeline(c, mechanism, policy, defaults, publisher, spool, uplink);
             long period = Math.round(1e9 / fps);
             long due = Math.round(seconds * fps);
             long startWall = System.currentTimeMillis() + 100;
@@ -793,28 +845,32 @@ public final class EdgeBenchmark {
                         (int) Math.round(f.width * sc), (int) Math.round(f.height * sc)));
             }
             frame.put(0, 0, px);
-            // Sensor noise over the whole frame, faces included.
-            Mat noise = new Mat(HEIGHT, WIDTH, CvType.CV_16SC3);
-            Core.randn(noise, 0, 3 + r.nextInt(4));
-            Mat wide = new Mat();
-            frame.convertTo(wide, CvType.CV_16SC3);
-            Core.add(wide, noise, wide);
-            wide.convertTo(frame, CvType.CV_8UC3);
-            noise.release();
-            wide.release();
+            sensorNoise(frame, r);
             out.add(new Scene(frame, List.copyOf(faces)));
         }
         sources.forEach(s -> s.grey().release());
         return out;
     }
 
-    private static boolean overlaps(Rect a, Rect b, int gap) {
+    /** Sensor noise over the whole frame, faces included. */
+    static void sensorNoise(Mat frame, SplittableRandom r) {
+        Mat noise = new Mat(HEIGHT, WIDTH, CvType.CV_16SC3);
+        Core.randn(noise, 0, 3 + r.nextInt(4));
+        Mat wide = new Mat();
+        frame.convertTo(wide, CvType.CV_16SC3);
+        Core.add(wide, noise, wide);
+        wide.convertTo(frame, CvType.CV_8UC3);
+        noise.release();
+        wide.release();
+    }
+
+    static boolean overlaps(Rect a, Rect b, int gap) {
         return a.x < b.x + b.width + gap && b.x < a.x + a.width + gap && a.y < b.y + b.height + gap
                 && b.y < a.y + a.height + gap;
     }
 
     /** A room-like background: a gradient, rectangles and discs in random colours, slightly blurred. */
-    private static Mat background(SplittableRandom r) {
+    static Mat background(SplittableRandom r) {
         Mat m = new Mat(HEIGHT, WIDTH, CvType.CV_8UC3);
         double[] top = colour(r);
         double[] bottom = colour(r);
@@ -849,18 +905,19 @@ public final class EdgeBenchmark {
         return new double[] {30 + r.nextInt(200), 30 + r.nextInt(200), 30 + r.nextInt(200)};
     }
 
-    /** Blends a grey patch, tinted per channel, into BGR pixels, with edges feathered over a tenth of its size. */
-    private static void blend(byte[] px, Mat patch, Rect dest, double[] tint) {
-        byte[] p = new byte[dest.width * dest.height];
+    /** Blends a grey or BGR patch, tinted per channel, into BGR pixels, with edges feathered over a tenth of its size. */
+    static void blend(byte[] px, Mat patch, Rect dest, double[] tint) {
+        int ch = patch.channels();
+        byte[] p = new byte[dest.width * dest.height * ch];
         patch.get(0, 0, p);
         double feather = Math.max(3, Math.min(dest.width, dest.height) / 10.0);
         for (int y = 0; y < dest.height; y++) {
             for (int x = 0; x < dest.width; x++) {
                 int edge = Math.min(Math.min(x, dest.width - 1 - x), Math.min(y, dest.height - 1 - y));
                 double a = Math.min(1.0, (edge + 0.5) / feather);
-                int v = p[y * dest.width + x] & 0xff;
                 int o = ((dest.y + y) * WIDTH + dest.x + x) * 3;
                 for (int c = 0; c < 3; c++) {
+                    int v = p[(y * dest.width + x) * ch + (ch == 3 ? c : 0)] & 0xff;
                     double under = px[o + c] & 0xff;
                     px[o + c] = (byte) Math.max(0, Math.min(255, Math.round(a * v * tint[c] + (1 - a) * under)));
                 }
@@ -1008,7 +1065,7 @@ public final class EdgeBenchmark {
         return String.format(Locale.ROOT, f + " ± " + f, mean, Math.sqrt(var));
     }
 
-    private static void row(Report report, String name, List<Run> runs) {
+    static void row(Report report, String name, List<Run> runs) {
         if (runs == null || runs.isEmpty()) {
             return;
         }
