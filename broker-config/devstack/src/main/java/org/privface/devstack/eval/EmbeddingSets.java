@@ -35,7 +35,9 @@ final class EmbeddingSets {
         }
         System.out.printf("embedding %s (about 30 ms a face; cached in %s) ...%n", root, file);
         LabelledFaces faces;
-        try (FaceFinder detector = new YuNetDetector(FaceModels.yunet(null), YuNetDetector.DEFAULT_SCORE, 0);
+        Path yunet = FaceModels.findYunet(null).orElseThrow(() -> new IOException("YuNet not found under "
+                + FaceModels.sharedModels().toAbsolutePath() + " (set FACE_MODELS)"));
+        try (FaceFinder detector = new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0);
              FaceEmbedder embedder = OnnxEmbedder.fromPackage()) {
             faces = FaceDatasets.embedded(root, detector, embedder);
         } catch (IOException e) {
