@@ -15,6 +15,8 @@ import org.privface.agent.embed.OnnxEmbedder;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.privacy.fisher.FisherBasis;
+import org.privface.agent.privacy.embedding.EmbeddingBasis;
+import org.privface.agent.privacy.embedding.EmbeddingMechanism;
 import org.privface.agent.privacy.fisher.FisherMechanism;
 import org.privface.agent.privacy.gdp.GaussianMechanism;
 import org.privface.agent.privacy.gdp.MuGdp;
@@ -76,7 +78,10 @@ final class Mechanisms {
             // φ = the largest eigenvalue: Δ = τ/√λ₁ and every coordinate's noise is at most τ/μ (docs/mechanisms.md).
             case GAUSSIAN -> new GaussianMechanism(peepBasis(), mu, peepBasis().eigenvalues()[0], gaussian);
             case FISHER -> new FisherMechanism(fisherBasis(preset), epsilonPerRelease, laplace);
-            case EMBEDDING -> throw new IllegalStateException("no EMBEDDING mechanism in this build yet (issue #16)");
+            // Takes the embedder's vector, not pixels (EmbeddingMechanism); the basis is the bundled public file.
+            case EMBEDDING -> EmbeddingMechanism.publicPreset(EmbeddingBasis.DEFAULT_MODEL,
+                    EmbeddingMechanism.Noise.parse(p.mode()), epsilonPerRelease,
+                    p.budgetPolicy().epsilonPerRelease(p.epsilon()));
         });
     }
 

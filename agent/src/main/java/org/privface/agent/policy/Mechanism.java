@@ -20,7 +20,10 @@ public enum Mechanism {
      * labelled enrollment faces, L1 clip and Laplace noise, mode {@code l1-clip}; pure ε-LDP per face.
      */
     FISHER,
-    /** Releases of the deep face embedding (docs/face-stack.md): the mechanism takes the embedder's unit vector, not pixels. */
+    /**
+     * A deep face embedding projected on a public basis and released on the unit sphere; modes are
+     * {@link org.privface.agent.privacy.embedding.EmbeddingMechanism.Noise}s (docs/privacy.md).
+     */
     EMBEDDING;
 
     public static Mechanism parse(String name) {

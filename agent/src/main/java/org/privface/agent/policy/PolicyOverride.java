@@ -38,7 +38,7 @@ public class PolicyOverride {
             case RDP -> "strict";
             case GAUSSIAN -> "gdp";
             case FISHER -> "l1-clip";
-            case EMBEDDING -> "privunit";
+            case EMBEDDING -> "sign-cap";
         };
     }
 

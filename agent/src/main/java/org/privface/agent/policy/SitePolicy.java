@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.privface.agent.privacy.Privacy;
 import org.privface.agent.privacy.SensitivityMode;
+import org.privface.agent.privacy.embedding.EmbeddingMechanism;
 import org.privface.agent.privacy.rdp.RdpMode;
 import org.privface.agent.track.BudgetPolicy;
 
@@ -64,7 +65,13 @@ public record SitePolicy(Mechanism mechanism, String mode, double epsilon, Strin
             case RDP -> RdpMode.parse(mode);
             case GAUSSIAN -> only(mechanism, mode, "gdp");
             case FISHER -> only(mechanism, mode, "l1-clip");
-            case EMBEDDING -> only(mechanism, mode, "privunit");
+            case EMBEDDING -> {
+                EmbeddingMechanism.Noise.parse(mode);
+                if (mode.trim().endsWith(EmbeddingMechanism.ENROLLMENT_SUFFIX)) {
+                    throw new IllegalArgumentException("EMBEDDING mode '" + mode + "' (enrollment-fitted, query faces"
+                            + " only) is measured by the frontier but not offered by the agent; use the public-basis modes");
+                }
+            }
         }
     }
 }

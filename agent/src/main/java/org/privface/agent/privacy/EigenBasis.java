@@ -123,6 +123,36 @@ public final class EigenBasis {
         return bounded(width, height, mean, comps, eig, faces);
     }
 
+    /** The faces span fewer directions than asked for: only {@code carried} components have variance. */
+    public static final class TooFewComponents extends IllegalArgumentException {
+        private final int carried;
+
+        TooFewComponents(int carried) {
+            super("only " + carried + " components carry variance; lower nc");
+            this.carried = carried;
+        }
+
+        public int carried() {
+            return carried;
+        }
+    }
+
+    /**
+     * As {@link #fit}, with at most maxNc components: fewer when the faces span fewer directions
+     * (a small set, or repeated images), so a harness runs on any folder-per-person set.
+     */
+    public static EigenBasis fitUpTo(double[][] faces, int maxNc, int width, int height) {
+        int nc = Math.min(maxNc, Math.min(faces.length - 1, width * height));
+        try {
+            return fit(faces, nc, width, height);
+        } catch (TooFewComponents e) {
+            if (e.carried() < 1) {
+                throw e;
+            }
+            return fit(faces, e.carried(), width, height);
+        }
+    }
+
     /**
      * Fixes the clamp ranges from the given fitting faces: per component the min and max of their
      * projections, and the l1- and l2-clip radii as quantiles of their L1 and L2 norms.
@@ -162,7 +192,7 @@ public final class EigenBasis {
         Top top = symmetricTop(scatter, nc);
         for (int k = 0; k < nc; k++) {
             if (!(top.values()[k] > 1e-12)) {
-                throw new IllegalArgumentException("only " + k + " components carry variance; lower nc");
+                throw new TooFewComponents(k);
             }
             eigOut[k] = top.values()[k] / (n - 1);
         }
@@ -198,7 +228,7 @@ public final class EigenBasis {
         for (int k = 0; k < nc; k++) {
             eigOut[k] = e.dec().getEigenvalue(e.order()[k]).real;
             if (!(eigOut[k] > 1e-12)) {
-                throw new IllegalArgumentException("only " + k + " components carry variance; lower nc");
+                throw new TooFewComponents(k);
             }
         }
         return e;

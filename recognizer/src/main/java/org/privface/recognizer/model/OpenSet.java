@@ -52,6 +52,36 @@ public record OpenSet(double[][] centroids, double[] radii) {
         return distance(x, centroids[predicted]) <= margin * radii[predicted] ? predicted : -1;
     }
 
+    /**
+     * The margin that lets at most a share {@code fpir} of strangers through: each stranger is
+     * accepted when its distance to its predicted class's centroid is at most margin × radius, so
+     * the margin is just below the (⌊fpir·n⌋ + 1)-th smallest of their distance/radius ratios.
+     * Calibrate on strangers released the same way as queries (e.g. public faces of people who
+     * are never enrolled), never on the enrolled people.
+     *
+     * @param strangers  released vectors of people who are not enrolled
+     * @param predicted  the class the model predicts for each
+     */
+    public double marginForFpir(float[][] strangers, int[] predicted, double fpir) {
+        if (strangers.length == 0 || strangers.length != predicted.length) {
+            throw new IllegalArgumentException("need one prediction per stranger, and at least one stranger");
+        }
+        if (!(fpir >= 0 && fpir < 1)) {
+            throw new IllegalArgumentException("FPIR must be in [0, 1), was " + fpir);
+        }
+        double[] ratio = new double[strangers.length];
+        for (int i = 0; i < strangers.length; i++) {
+            double r = radii[predicted[i]];
+            ratio[i] = r > 0 ? distance(strangers[i], centroids[predicted[i]]) / r : Double.POSITIVE_INFINITY;
+        }
+        Arrays.sort(ratio);
+        int allowed = (int) Math.floor(fpir * strangers.length);
+        // Accepting ratio ≤ margin: the margin stays below the (allowed + 1)-th smallest ratio, by more
+        // than accept()'s rounding of margin × radius.
+        double cut = ratio[allowed];
+        return Math.max(Double.MIN_VALUE, cut * (1 - 1e-9));
+    }
+
     static double distance(float[] x, double[] c) {
         double s = 0;
         for (int j = 0; j < c.length; j++) {

@@ -338,8 +338,8 @@ public final class FrontierEvaluation {
         Fold(String tag, int[] fitIdx, int[] evalIdx) {
             this.tag = tag;
             double[][] faces = Arrays.stream(fitIdx).mapToObj(i -> data.faces()[i]).toArray(double[][]::new);
-            EigenBasis basis = EigenBasis.fit(faces, Math.min(PCA_DIM, fitIdx.length - 1), FaceCrops.WIDTH,
-                    FaceCrops.HEIGHT);
+            // Small sets span fewer than PCA_DIM directions: keep what carries variance (spaces are capped to it).
+            EigenBasis basis = EigenBasis.fitUpTo(faces, PCA_DIM, FaceCrops.WIDTH, FaceCrops.HEIGHT);
             this.fit = Arrays.stream(fitIdx).mapToObj(i -> basis.project(data.faces()[i])).toArray(double[][]::new);
             this.eval = Arrays.stream(evalIdx).mapToObj(i -> basis.project(data.faces()[i])).toArray(double[][]::new);
             this.lambda = basis.eigenvalues();
@@ -353,7 +353,7 @@ public final class FrontierEvaluation {
         }
 
         private double[][][] pcaSpace(Space s) {
-            double[] scale = new double[s.dim()];
+            double[] scale = new double[Math.min(s.dim(), lambda.length)];
             for (int i = 0; i < scale.length; i++) {
                 scale[i] = Math.pow(lambda[i] / lambda[0], -s.alpha());
             }
@@ -361,8 +361,9 @@ public final class FrontierEvaluation {
         }
 
         private double[][][] fisherSpace(Space s) {
-            double[][] w = fisherDirections(truncate(fit, s.dim()), yFit, classes, s.k());
-            return new double[][][] {multiply(truncate(fit, s.dim()), w), multiply(truncate(eval, s.dim()), w)};
+            int dim = Math.min(s.dim(), lambda.length);
+            double[][] w = fisherDirections(truncate(fit, dim), yFit, classes, Math.min(s.k(), dim));
+            return new double[][][] {multiply(truncate(fit, dim), w), multiply(truncate(eval, dim), w)};
         }
 
         /** Codebook of a code release: the class means of the fitting faces (codes 0) or k-means on them. */
@@ -435,7 +436,7 @@ public final class FrontierEvaluation {
             variance = 2 * b * b;
         } else {
             SecureGaussian gaussian = new SecureGaussian(random);
-            double[] sigmas = new double[c.space().released()];
+            double[] sigmas = new double[clipEval[0].length]; // the space may be capped below its nominal k on small sets
             Arrays.fill(sigmas, gaussianSigma(radius, eps, sigmas.length));
             for (int r = 0; r < enrollReleases; r++) {
                 for (int i = 0; i < clipFit.length; i++) {
