@@ -57,6 +57,7 @@ public final class ControlTopic implements AutoCloseable {
     private volatile boolean running = true;
     /** Offsets below this were on the topic when the gateway started reading it; -1 until known. */
     private long replayEnd = -1;
+    private volatile boolean caughtUp;
 
     /**
      * @param client the gateway's {@code kafka.*} settings (bootstrap servers, security) for both clients
@@ -106,6 +107,7 @@ public final class ControlTopic implements AutoCloseable {
                     for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
                         apply(r);
                     }
+                    caughtUp = caughtUp || consumer.position(tp) >= replayEnd;
                 }
                 if (System.nanoTime() > nextReport) {
                     report();
@@ -169,6 +171,11 @@ public final class ControlTopic implements AutoCloseable {
         state.policies().audit().append(new AuditLog.Entry(Instant.now(), source, principal, site,
                 PolicyStore.Outcome.REJECTED.name(), null, null, now.policy().epsilon(), now.version(), reason));
         LOG.warn("control topic {}: {}", source, reason);
+    }
+
+    /** Whether the records that were on the topic at start have all been judged. */
+    boolean caughtUp() {
+        return caughtUp;
     }
 
     /** Publishes the gateway's report on the site's status topic, keyed by gateway. */
