@@ -322,7 +322,7 @@ class ManifestsTest {
         DaemonSet agent = of(DaemonSet.class).stream().filter(d -> d.getSpec() != null && d.getSpec().getSelector() != null)
                 .findFirst().orElseThrow();
         PodSpec as = agent.getSpec().getTemplate().getSpec();
-        String keysFile = env(as.getContainers().get(0), "AGENT_CONTROL_OPERATOR_KEYS_FILE");
+        String keysFile = env(as.getContainers().get(0), "AGENT_CONTROL_KEYS_FILE");
         String volume = mountedFrom(as, keysFile, false);
         for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
             PodSpec p = DOCS.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("DaemonSet"))

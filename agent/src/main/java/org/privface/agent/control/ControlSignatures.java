@@ -113,7 +113,7 @@ public final class ControlSignatures {
 
     static Map<String, PublicKey> trustedKeys(AgentSettings.Control c) {
         Map<String, String> encoded = new LinkedHashMap<>(c.getOperatorKeys());
-        Path file = c.getOperatorKeysFile();
+        Path file = c.getKeysFile();
         if (file != null && Files.exists(file)) {
             try {
                 for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
@@ -123,15 +123,15 @@ public final class ControlSignatures {
                     }
                     int colon = l.indexOf(':');
                     if (colon < 1) {
-                        throw new IllegalArgumentException("agent.control.operator-keys-file " + file + ": a line is not key-id: base64");
+                        throw new IllegalArgumentException("agent.control.keys-file " + file + ": a line is not key-id: base64");
                     }
                     encoded.put(l.substring(0, colon).strip(), l.substring(colon + 1).strip());
                 }
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read agent.control.operator-keys-file " + file, e);
+                throw new UncheckedIOException("cannot read agent.control.keys-file " + file, e);
             }
         } else if (file != null) {
-            LOG.warn("agent.control.operator-keys-file {} does not exist: no keys from it", file);
+            LOG.warn("agent.control.keys-file {} does not exist: no keys from it", file);
         }
         Map<String, PublicKey> keys = new LinkedHashMap<>();
         encoded.forEach((id, b64) -> {

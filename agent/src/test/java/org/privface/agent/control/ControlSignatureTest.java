@@ -173,6 +173,27 @@ class ControlSignatureTest {
     }
 
     @Test
+    void theKeysFileAddsKeysAndAMalformedOneStopsTheStart(@TempDir Path dir) throws Exception {
+        AgentSettings.Control c = new AgentSettings.Control();
+        c.getOperatorKeys().put("console", SignedControl.base64(CONSOLE.getPublic()));
+        Path file = dir.resolve("operator-keys");
+        Files.writeString(file, "# the site's operators\n\nbackup: " + SignedControl.base64(BACKUP.getPublic()) + "\n");
+        c.setKeysFile(file);
+        var keys = ControlSignatures.trustedKeys(c);
+        assertEquals(List.of("console", "backup"), List.copyOf(keys.keySet()));
+        assertEquals(BACKUP.getPublic(), keys.get("backup"));
+
+        c.setKeysFile(dir.resolve("absent"));
+        assertEquals(List.of("console"), List.copyOf(ControlSignatures.trustedKeys(c).keySet()), "an absent file adds nothing");
+        for (String bad : List.of("backup " + SignedControl.base64(BACKUP.getPublic()), "backup: bm90IGEga2V5",
+                "bad id: " + SignedControl.base64(BACKUP.getPublic()))) {
+            Files.writeString(file, bad + "\n");
+            c.setKeysFile(file);
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> ControlSignatures.trustedKeys(c), bad);
+        }
+    }
+
+    @Test
     void aRestartKeepsTheCountersAndTheLatestInstructionAndRefusesLaterReplays(@TempDir Path dir) throws Exception {
         String site = "sig-restart";
         long now = System.currentTimeMillis();

@@ -215,7 +215,7 @@ public final class SignedControl {
      * {@code java -cp face-wire.jar org.privface.wire.control.SignedControl <key-id> <private-key-file>}:
      * makes an operator signing key. The file goes to the console
      * ({@code recognizer.console.signing-key-file}); the printed line goes to every gateway that
-     * should obey it ({@code agent.control.operator-keys-file}, or
+     * should obey it ({@code agent.control.keys-file}, or
      * {@code agent.control.operator-keys.<key-id>}).
      */
     public static void main(String[] args) throws IOException {
