@@ -174,7 +174,8 @@ class AgentPipelineTest implements TestPropertyProvider {
         }
         for (Path f : files) {
             String name = DATA_DIR.relativize(f).toString();
-            assertTrue(name.equals("audit.jsonl") || name.matches("spool/(checkpoint|spool\\.lock|seg-\\d+\\.log)"),
+            assertTrue(name.equals("audit.jsonl") || name.equals("control-counters.json")
+                    || name.matches("spool/(checkpoint|spool\\.lock|seg-\\d+\\.log)"),
                     "unexpected file on the gateway's disk: " + name);
             byte[] b = Files.readAllBytes(f);
             for (int i = 0; i + 3 < b.length; i++) {
