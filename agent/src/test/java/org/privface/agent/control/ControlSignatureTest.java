@@ -63,7 +63,12 @@ class ControlSignatureTest {
             return new Gateway(ctx, state, topic);
         }
 
-        double epsilon() {
+        /** The ε in force once it equals {@code expected}, or after 5 s (the audit entry lands just before the change). */
+        double epsilon(double expected) throws InterruptedException {
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (state.policies().current().policy().epsilon() != expected && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
             return state.policies().current().policy().epsilon();
         }
 
@@ -151,7 +156,7 @@ class ControlSignatureTest {
             long startVersion = gw.state.policies().current().version();
             Map<String, Long> offsets = send(site, records);
             assertEquals("ACCEPTED", gw.awaitAudit(offsets.get("sentinel")).outcome());
-            assertEquals(8.0, gw.epsilon(), "the good record after the bad ones still applies");
+            assertEquals(8.0, gw.epsilon(8.0), "the good record after the bad ones still applies");
             assertEquals(startVersion + 2, gw.state.policies().current().version(), "two changes applied, no more");
 
             Map<String, AuditLog.Entry> audit = gw.bySource();
@@ -206,7 +211,7 @@ class ControlSignatureTest {
         try (Gateway gw = Gateway.start(site, dir)) {
             offsets = send(site, first);
             assertEquals("ACCEPTED", gw.awaitAudit(offsets.get("b")).outcome());
-            assertEquals(8.0, gw.epsilon());
+            assertEquals(8.0, gw.epsilon(8.0));
         }
         assertTrue(Files.readString(dir.resolve(ControlSignatures.STATE_FILE)).contains("\"console\":" + now),
                 "the key's counter is on the gateway's disk");
@@ -214,7 +219,7 @@ class ControlSignatureTest {
         try (Gateway gw = Gateway.start(site, dir)) {
             // b, the last record accepted before, is applied again; a, judged before, is passed over.
             assertEquals("ACCEPTED", gw.awaitAudit(offsets.get("b")).outcome());
-            assertEquals(8.0, gw.epsilon(), "the latest instruction survives the restart");
+            assertEquals(8.0, gw.epsilon(8.0), "the latest instruction survives the restart");
             assertTrue(!gw.bySource().containsKey("control-topic@" + offsets.get("a")),
                     "a record from before the last accepted one is not applied again: " + gw.bySource());
 
@@ -227,7 +232,7 @@ class ControlSignatureTest {
                 AuditLog.Entry e = gw.awaitAudit(again.get(name));
                 assertTrue(e.outcome().equals("REJECTED") && e.reason().startsWith("replayed"), name + ": " + e);
             }
-            assertEquals(8.0, gw.epsilon());
+            assertEquals(8.0, gw.epsilon(8.0));
         }
     }
 }
