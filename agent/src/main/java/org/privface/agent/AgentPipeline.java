@@ -22,6 +22,7 @@ import org.privface.agent.capture.CameraSettings;
 import org.privface.agent.capture.CameraSupervisor;
 import org.privface.agent.capture.FfmpegSource;
 import org.privface.agent.capture.FrameSource;
+import org.privface.agent.control.ControlSignatures;
 import org.privface.agent.control.ControlTopic;
 import org.privface.agent.control.GatewayState;
 import org.privface.agent.enroll.EnrollmentLedger;
@@ -153,7 +154,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                     uplink.failures(), "brokerHealthy", uplink.brokerHealthy(Duration.ofSeconds(30)));
         });
         if (settings.getControl().isTopicEnabled()) {
-            control = new ControlTopic(kafka, state, json, settings.getControl().getReportInterval());
+            control = new ControlTopic(kafka, state, json, settings.getControl().getReportInterval(),
+                    ControlSignatures.of(settings, json));
         }
 
         if (settings.isPublishEnrollments() && settings.getEnrollFolder() != null) {

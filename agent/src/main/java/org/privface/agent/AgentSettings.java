@@ -199,6 +199,28 @@ public class AgentSettings {
         public void setToken(String token) { this.token = token; }
         public boolean isTopicEnabled() { return topicEnabled; }
         public void setTopicEnabled(boolean topicEnabled) { this.topicEnabled = topicEnabled; }
+
+        /** Key id → base64 X.509 Ed25519 public key; only records signed by one of them change the policy. */
+        private java.util.Map<String, String> operatorKeys = new java.util.LinkedHashMap<>();
+        /**
+         * A file of {@code key-id: base64} lines (a mounted ConfigMap), added to {@link #operatorKeys};
+         * absent means none. Not "operator-keys-file": the variable AGENT_CONTROL_OPERATOR_KEYS_FILE
+         * would also bind as the map entry operator-keys.file.
+         */
+        private Path keysFile;
+        /** A signed record issued longer ago than this is refused as stale (docs/agent.md, "Replays"). */
+        private java.time.Duration maxRecordAge = java.time.Duration.ofHours(24);
+        /** A signed record issued further than this ahead of the gateway's clock is refused. */
+        private java.time.Duration maxClockSkew = java.time.Duration.ofMinutes(5);
+
+        public java.util.Map<String, String> getOperatorKeys() { return operatorKeys; }
+        public void setOperatorKeys(java.util.Map<String, String> operatorKeys) { this.operatorKeys = operatorKeys; }
+        public Path getKeysFile() { return keysFile; }
+        public void setKeysFile(Path keysFile) { this.keysFile = keysFile; }
+        public java.time.Duration getMaxRecordAge() { return maxRecordAge; }
+        public void setMaxRecordAge(java.time.Duration maxRecordAge) { this.maxRecordAge = maxRecordAge; }
+        public java.time.Duration getMaxClockSkew() { return maxClockSkew; }
+        public void setMaxClockSkew(java.time.Duration maxClockSkew) { this.maxClockSkew = maxClockSkew; }
     }
 
     private static String defaultGatewayId() {

@@ -59,16 +59,48 @@ class AgentPipelineTest implements TestPropertyProvider {
     @Override
     public Map<String, String> getProperties() {
         SiteRecords.createTopics(SITE);
-        return Map.of("kafka.bootstrap.servers", RealKafka.bootstrapServers(),
-                "micronaut.server.port", "-1",
-                "agent.site-id", SITE,
-                "agent.enroll-folder", synthetic().resolve("enroll").toString(),
-                "agent.source", synthetic().resolve("query").toString(),
-                "agent.epsilon", "16",
-                "agent.components", "12",
-                "agent.data-dir", DATA_DIR.toString(),
-                "agent.floor.epsilon-max", "64",
-                "agent.control.token", TOKEN);
+        return Map.ofEntries(Map.entry("kafka.bootstrap.servers", RealKafka.bootstrapServers()),
+                Map.entry("micronaut.server.port", "-1"),
+                Map.entry("agent.site-id", SITE),
+                Map.entry("agent.enroll-folder", synthetic().resolve("enroll").toString()),
+                Map.entry("agent.source", synthetic().resolve("query").toString()),
+                Map.entry("agent.epsilon", "16"),
+                Map.entry("agent.components", "12"),
+                Map.entry("agent.data-dir", DATA_DIR.toString()),
+                Map.entry("agent.floor.epsilon-max", "64"),
+                Map.entry("agent.control.token", TOKEN),
+                Map.entry("agent.control.operator-keys.console",
+                        java.util.Base64.getEncoder().encodeToString(OPERATOR_KEY.getPublic().getEncoded())));
+    }
+
+    /** The operator key this gateway trusts, under the key id "console". */
+    private static final java.security.KeyPair OPERATOR_KEY = operatorKey();
+    private static final java.util.concurrent.atomic.AtomicLong ISSUED_AT =
+            new java.util.concurrent.atomic.AtomicLong(System.currentTimeMillis());
+
+    private static java.security.KeyPair operatorKey() {
+        try {
+            return java.security.KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Signs a control record as docs/agent.md ("Signed control records") specifies, with the JDK
+     * alone rather than the project's SignedControl: the gateway must accept what a third party
+     * builds from the documentation.
+     */
+    static void sign(org.apache.kafka.common.header.Headers h, String operator, String body) throws Exception {
+        long issuedAt = ISSUED_AT.incrementAndGet();
+        var s = java.security.Signature.getInstance("Ed25519");
+        s.initSign(OPERATOR_KEY.getPrivate());
+        s.update(("privface-control-v1\n" + SITE + "\nconsole\n" + operator + "\n" + issuedAt + "\n" + body)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        h.add("privface.key", "console".getBytes());
+        h.add("privface.operator", operator.getBytes());
+        h.add("privface.issued-at", Long.toString(issuedAt).getBytes());
+        h.add("privface.signature", java.util.Base64.getEncoder().encode(s.sign()));
     }
 
     @Test
@@ -159,6 +191,7 @@ class AgentPipelineTest implements TestPropertyProvider {
         for (Path f : files) {
             String name = DATA_DIR.relativize(f).toString();
             assertTrue(name.equals("audit.jsonl") || name.equals(AgentPipeline.ENROLLMENT_LEDGER)
+                            || name.equals("control-counters.json")
                             || name.matches("spool/(checkpoint|spool\\.lock|seg-\\d+\\.log)"),
                     "unexpected file on the gateway's disk: " + name);
             byte[] b = Files.readAllBytes(f);
@@ -186,9 +219,11 @@ class AgentPipelineTest implements TestPropertyProvider {
                 new org.apache.kafka.common.serialization.StringSerializer())) {
             var rec = new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE,
                     "{\"epsilon\": 0.01, \"window\": 1000000}"); // a Duration in JSON is nanoseconds: 1 ms
-            rec.headers().add("privface.operator", "carol".getBytes());
+            sign(rec.headers(), "carol", rec.value());
             producer.send(rec).get();
-            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE, "not json")).get();
+            var garbage = new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), SITE, "not json");
+            sign(garbage.headers(), "carol", garbage.value());
+            producer.send(garbage).get();
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (gateway.policies().current().policy().epsilon() != 0.1 && System.nanoTime() < deadline) {
@@ -256,7 +291,8 @@ class AgentPipelineTest implements TestPropertyProvider {
         }
         assertEquals(before, gateway.policies().current(), "no refused request changed the policy");
 
-        // Control topic: oversized, not JSON, NaN, negative, another site's key, a forged operator name.
+        // Control topic: oversized, NaN, negative (signed, so that they reach the parser and the floor),
+        // another site's key, and an unsigned change under a forged operator name.
         Properties pp = new Properties();
         pp.put("bootstrap.servers", RealKafka.bootstrapServers());
         Map<String, Long> offsets = new java.util.LinkedHashMap<>();
@@ -268,12 +304,14 @@ class AgentPipelineTest implements TestPropertyProvider {
             records.put("nan", new String[] {SITE, "{\"epsilon\": NaN}"});
             records.put("negative", new String[] {SITE, "{\"epsilon\": -1}"});
             records.put("other-key", new String[] {"othersite", "{\"epsilon\": 50}"});
-            records.put("forged-operator", new String[] {SITE, "{\"imageRelease\": true}"});
+            records.put("forged-operator", new String[] {SITE, "{\"epsilon\": 50}"});
             records.put("sentinel", new String[] {SITE, "{\"epsilon\": 0.2}"});
             for (var e : records.entrySet()) {
                 var rec = new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.control(SITE), e.getValue()[0], e.getValue()[1]);
                 if (e.getKey().equals("forged-operator")) {
                     rec.headers().add("privface.operator", "eve\n{\"outcome\":\"ACCEPTED\"}".getBytes());
+                } else if (!e.getKey().equals("other-key")) {
+                    sign(rec.headers(), "dave", rec.value());
                 }
                 offsets.put(e.getKey(), producer.send(rec).get().offset());
             }
@@ -283,6 +321,8 @@ class AgentPipelineTest implements TestPropertyProvider {
             Thread.sleep(100);
         }
         assertEquals(0.2, gateway.policies().current().policy().epsilon(), "the record after the bad ones still applies");
+        assertTrue(gateway.policies().audit().recent().stream().noneMatch(e -> e.epsilonApplied() == 50),
+                "the unsigned change under a forged operator name never applied");
         Map<String, org.privface.agent.policy.AuditLog.Entry> bySource = new java.util.HashMap<>();
         for (var e : gateway.policies().audit().recent()) {
             bySource.put(e.source(), e);
@@ -291,11 +331,13 @@ class AgentPipelineTest implements TestPropertyProvider {
             var e = bySource.get("control-topic@" + offsets.get(bad));
             assertTrue(e != null && e.outcome().equals("REJECTED"), bad + ": " + e);
         }
-        assertTrue(bySource.get("control-topic@" + offsets.get("oversized")).principal().contains("unreadable"));
+        assertTrue(bySource.get("control-topic@" + offsets.get("oversized")).reason().contains("bytes"));
         assertTrue(bySource.get("control-topic@" + offsets.get("nan")).principal().contains("unreadable"));
         assertTrue(!bySource.containsKey("control-topic@" + offsets.get("other-key")), "another site's record is ignored");
-        String principal = bySource.get("control-topic@" + offsets.get("forged-operator")).principal();
-        assertTrue(principal.matches("[A-Za-z0-9._@-]+"), "operator name sanitised for the audit log: " + principal);
+        var forgedEntry = bySource.get("control-topic@" + offsets.get("forged-operator"));
+        assertTrue(forgedEntry.reason().startsWith("unsigned"), forgedEntry.toString());
+        String principal = forgedEntry.principal();
+        assertTrue(principal.matches("[A-Za-z0-9._@-]+ \\(unverified\\)"), "operator name sanitised and marked unproven: " + principal);
         for (String line : Files.readAllLines(DATA_DIR.resolve("audit.jsonl"))) {
             assertTrue(line.startsWith("{") && line.endsWith("}"), "one JSON object a line, nothing injected: " + line);
         }

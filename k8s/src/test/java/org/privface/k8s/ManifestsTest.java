@@ -307,6 +307,49 @@ class ManifestsTest {
         }
     }
 
+    /**
+     * Control records are signed: the console reads its private key from the console Secret, and
+     * each site's gateways read the public keys they obey from their own site's ConfigMap.
+     */
+    @Test
+    void theConsoleSignsWithAMountedKeyAndEachSitesGatewaysReadTheirOwnOperatorKeys() {
+        Deployment rec = of(Deployment.class).stream().filter(d -> d.getMetadata().getName().equals("privface-recognizer"))
+                .findFirst().orElseThrow();
+        PodSpec rs = rec.getSpec().getTemplate().getSpec();
+        String keyFile = env(rs.getContainers().get(0), "RECOGNIZER_CONSOLE_SIGNING_KEY_FILE");
+        assertEquals("privface-console", mountedFrom(rs, keyFile, true), "the signing key comes from the console Secret");
+
+        DaemonSet agent = of(DaemonSet.class).stream().filter(d -> d.getSpec() != null && d.getSpec().getSelector() != null)
+                .findFirst().orElseThrow();
+        PodSpec as = agent.getSpec().getTemplate().getSpec();
+        String keysFile = env(as.getContainers().get(0), "AGENT_CONTROL_KEYS_FILE");
+        String volume = mountedFrom(as, keysFile, false);
+        for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
+            PodSpec p = DOCS.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("DaemonSet"))
+                    .map(d -> d.as(DaemonSet.class)).findFirst().orElseThrow().getSpec().getTemplate().getSpec();
+            String cm = p.getVolumes() == null ? null : p.getVolumes().stream().filter(v -> v.getName().equals(volume)
+                    && v.getConfigMap() != null).map(v -> v.getConfigMap().getName()).findFirst().orElse(null);
+            assertEquals("privface-operator-keys-" + o.getKey(), cm, o.getValue() + ": the site's own operator keys");
+        }
+    }
+
+    /** The Secret (or, for {@code secret == false}, the volume whose ConfigMap) holding the file at {@code path}. */
+    private static String mountedFrom(PodSpec spec, String path, boolean secret) {
+        Container c = spec.getContainers().get(0);
+        var mount = c.getVolumeMounts().stream().filter(m -> path.startsWith(m.getMountPath() + "/")).findFirst()
+                .orElseThrow(() -> new AssertionError(path + " is not under any mount"));
+        var vol = spec.getVolumes().stream().filter(v -> v.getName().equals(mount.getName())).findFirst().orElseThrow();
+        String file = path.substring(mount.getMountPath().length() + 1);
+        if (secret) {
+            assertTrue(vol.getSecret() != null && vol.getSecret().getItems().stream().anyMatch(i -> i.getPath().equals(file)),
+                    path + " is not an item of a Secret volume");
+            return vol.getSecret().getSecretName();
+        }
+        assertTrue(vol.getConfigMap() != null && vol.getConfigMap().getItems().stream().anyMatch(i -> i.getPath().equals(file)),
+                path + " is not an item of a ConfigMap volume");
+        return vol.getName();
+    }
+
     @Test
     void siteConfigMapsHoldSettingsTheAgentAcceptsAtStart() {
         List<String> v = new ArrayList<>();

@@ -77,7 +77,50 @@ class RecognizerServiceTest implements TestPropertyProvider {
                 "recognizer.min-enrollments", "30", "recognizer.quiet-period", "500ms",
                 "recognizer.model-dir", modelDir.toString(), "recognizer.admin-token", "s3cret",
                 "recognizer.open-set-margin", "1.5", "recognizer.model-wait", "1m",
-                "recognizer.console.operators.ops", org.privface.recognizer.console.PasswordHash.hash(PASSWORD.toCharArray()));
+                "recognizer.console.operators.ops", org.privface.recognizer.console.PasswordHash.hash(PASSWORD.toCharArray()),
+                "recognizer.console.signing-key", org.privface.wire.control.SignedControl.base64(OPERATOR_KEY.getPrivate()));
+    }
+
+    private static final java.security.KeyPair OPERATOR_KEY = org.privface.wire.control.SignedControl.generate();
+
+    @Test
+    void theConsoleSignsWhatAnOperatorProposesForTheSiteWithAnIncreasingIssuedAt() throws Exception {
+        var login = http.toBlocking().exchange(io.micronaut.http.HttpRequest.POST("/login",
+                Map.of("username", "ops", "password", PASSWORD)));
+        String token = login.getCookie("JWT").orElseThrow().getValue();
+        long before = System.currentTimeMillis();
+        List<Long> offsets = new ArrayList<>();
+        for (double eps : new double[] {8, 2}) {
+            String body = http.toBlocking().retrieve(io.micronaut.http.HttpRequest.POST("/console/api/sites/" + SITE + "/epsilon",
+                    Map.of("epsilon", eps)).header("Authorization", "Bearer " + token));
+            assertTrue(body.contains("\"keyId\":\"console\""), body);
+            offsets.add(Long.parseLong(body.replaceAll(".*\"offset\":(\\d+).*", "$1")));
+        }
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, RealKafka.bootstrapServers());
+        Map<Long, ConsumerRecord<String, byte[]>> byOffset = new HashMap<>();
+        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(cp, new StringDeserializer(), new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(Topics.control(SITE), 0);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!byOffset.keySet().containsAll(offsets) && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(r -> byOffset.put(r.offset(), r));
+            }
+        }
+        long previous = 0;
+        for (long offset : offsets) {
+            ConsumerRecord<String, byte[]> r = byOffset.get(offset);
+            var e = org.privface.wire.control.SignedControl.Envelope.of(r.headers());
+            assertEquals(SITE, r.key());
+            assertEquals("console", e.keyId());
+            assertEquals("ops", e.operator(), "the logged-in operator, inside the signature");
+            assertTrue(e.issuedAt() >= before && e.issuedAt() > previous, "issued-at increases: " + e.issuedAt());
+            previous = e.issuedAt();
+            assertTrue(org.privface.wire.control.SignedControl.verify(OPERATOR_KEY.getPublic(), SITE, e, r.value()),
+                    "signed for this site over the exact value: " + new String(r.value(), StandardCharsets.UTF_8));
+            assertTrue(!org.privface.wire.control.SignedControl.verify(OPERATOR_KEY.getPublic(), "othersite", e, r.value()));
+        }
     }
 
     private static PerturbedFace face(RecordKind kind, String label, double[] centre, SplittableRandom r) {

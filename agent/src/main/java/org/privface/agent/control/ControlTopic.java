@@ -2,6 +2,7 @@ package org.privface.agent.control;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Properties;
 
@@ -18,29 +19,35 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.privface.agent.policy.AuditLog;
 import org.privface.agent.policy.PolicyOverride;
 import org.privface.agent.policy.PolicyStore;
 import org.privface.wire.KafkaClientProperties;
+import org.privface.wire.control.SignedControl;
 import org.privface.wire.topics.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Follows the site's compacted control topic, where the operator writes a JSON
- * {@link PolicyOverride} under the key of the site. On start it replays the topic from the
- * beginning, so the latest instruction survives a gateway restart. Every record goes through the
- * same {@link PolicyStore#applyRemote} as REST, floor included; a malformed one is audited as
- * rejected and skipped. After each change, and every report interval, the gateway's report goes
- * to the site's compacted status topic under its gateway id, so the operator sees what was applied.
+ * Follows the site's compacted control topic, where the operator's console writes a JSON
+ * {@link PolicyOverride} under the key of the site, signed with an operator key. Only a record
+ * that {@link ControlSignatures} accepts (signed by a key of the gateway's own configuration,
+ * for this site, newer than the key's last record, not stale) goes on to the same
+ * {@link PolicyStore#applyRemote} as REST, floor included; any other, and a malformed one, is
+ * audited as rejected and changes nothing. On start it replays the topic from the beginning and
+ * applies the last accepted record again, so the latest instruction survives a gateway restart.
+ * After each change, and every report interval, the gateway's report goes to the site's
+ * compacted status topic under its gateway id, so the operator sees what was applied.
  */
 public final class ControlTopic implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ControlTopic.class);
-    /** Header naming the operator who wrote a control record; recorded in the audit log. */
-    public static final String OPERATOR_HEADER = "privface.operator";
+    /** Header naming the operator who proposed a control record; signed, and recorded in the audit log. */
+    public static final String OPERATOR_HEADER = SignedControl.OPERATOR_HEADER;
     /** Largest control record read; a policy change is a few hundred bytes. */
     static final int MAX_CONTROL_BYTES = 4096;
 
     private final GatewayState state;
+    private final ControlSignatures signatures;
     private final ObjectMapper json;
     private final KafkaConsumer<String, byte[]> consumer;
     private final KafkaProducer<String, String> status;
@@ -48,23 +55,25 @@ public final class ControlTopic implements AutoCloseable {
     private final Duration reportEvery;
     private final Thread thread;
     private volatile boolean running = true;
-    /** Opens once the records that were on the topic at start have been applied. */
+    /** Offsets below this were on the topic when the gateway started reading it; -1 until known. */
+    private long replayEnd = -1;
+    private volatile boolean caughtUp;
+    /** Opens once the records that were on the topic at start have been judged. */
     private final java.util.concurrent.CountDownLatch replayed = new java.util.concurrent.CountDownLatch(1);
-
-    public ControlTopic(String bootstrapServers, GatewayState state, ObjectMapper json) {
-        this(KafkaClientProperties.bootstrap(bootstrapServers), state, json, Duration.ofSeconds(10));
-    }
 
     /**
      * @param client the gateway's {@code kafka.*} settings (bootstrap servers, security) for both clients
      * @param reportEvery how often the report is sent when nothing changes
+     * @param signatures which records may change the policy
      */
-    public ControlTopic(KafkaClientProperties client, GatewayState state, ObjectMapper json, Duration reportEvery) {
+    public ControlTopic(KafkaClientProperties client, GatewayState state, ObjectMapper json, Duration reportEvery,
+                        ControlSignatures signatures) {
         if (reportEvery.isNegative() || reportEvery.isZero()) {
             throw new IllegalArgumentException("agent.control.report-interval must be positive, not " + reportEvery);
         }
         this.reportEvery = reportEvery;
         this.state = state;
+        this.signatures = signatures;
         this.json = json;
         this.site = state.policies().site();
         Properties c = client.consumer();
@@ -88,21 +97,21 @@ public final class ControlTopic implements AutoCloseable {
         try {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
-            long end = -1;
             while (running) {
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    apply(r);
-                }
-                if (replayed.getCount() > 0) {
+                if (replayEnd < 0) {
                     try {
-                        if (end < 0) {
-                            end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(5)).getOrDefault(tp, 0L);
-                        }
-                        if (consumer.position(tp, Duration.ofSeconds(5)) >= end) {
-                            replayed.countDown();
-                        }
+                        replayEnd = consumer.endOffsets(List.of(tp), Duration.ofSeconds(2)).get(tp);
                     } catch (org.apache.kafka.common.errors.TimeoutException e) {
-                        // the broker is not answering yet; asked again after the next poll
+                        LOG.debug("control topic {}: end offset not known yet: {}", tp, e.toString());
+                    }
+                }
+                if (replayEnd >= 0) {
+                    for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                        apply(r);
+                    }
+                    caughtUp = caughtUp || consumer.position(tp) >= replayEnd;
+                    if (caughtUp) {
+                        replayed.countDown();
                     }
                 }
                 if (System.nanoTime() > nextReport) {
@@ -122,24 +131,56 @@ public final class ControlTopic implements AutoCloseable {
             // Another key is not addressed to this site; a compacted topic refuses keyless records anyway.
             return;
         }
-        Header h = r.headers().lastHeader(OPERATOR_HEADER);
-        String operator = h == null ? "unknown" : new String(h.value(), StandardCharsets.UTF_8).replaceAll("[^A-Za-z0-9._@-]", "_");
         String source = "control-topic@" + r.offset();
         if (r.value() == null) {
             return; // a tombstone clears the topic's state; the gateway keeps its current policy
         }
+        if (r.value().length > MAX_CONTROL_BYTES) {
+            reject(source, claimedOperator(r), "control record of " + r.value().length + " bytes");
+            return;
+        }
+        ControlSignatures.Verdict v = signatures.check(r.headers(), r.value(), r.offset() < replayEnd);
+        switch (v.kind()) {
+            case SKIP -> {
+                return;
+            }
+            case REFUSE -> {
+                reject(source, claimedOperator(r), v.reason());
+                return;
+            }
+            default -> signatures.accepted(v);
+        }
+        String operator = v.envelope().operator();
         PolicyOverride change;
         try {
-            if (r.value().length > MAX_CONTROL_BYTES) {
-                throw new IllegalArgumentException("control record of " + r.value().length + " bytes");
-            }
             change = json.readValue(r.value(), PolicyOverride.class);
         } catch (Exception e) {
             state.policies().applyRemote(null, source, operator + " (unreadable: " + e.getClass().getSimpleName() + ")");
             return;
         }
         PolicyStore.Result res = state.policies().applyRemote(change, source, operator);
-        LOG.info("control topic offset {}: {} {}", r.offset(), res.outcome(), res.reason());
+        LOG.info("control topic offset {}: {} by {} (key {}{}) {}", r.offset(), res.outcome(), operator,
+                v.envelope().keyId(), v.kind() == ControlSignatures.Kind.REAPPLY ? ", applied again at start" : "", res.reason());
+    }
+
+    /** The operator a refused record names, marked as unproven: nothing vouches for it. */
+    private static String claimedOperator(ConsumerRecord<String, byte[]> r) {
+        Header h = r.headers().lastHeader(OPERATOR_HEADER);
+        String name = h == null || h.value() == null ? "unknown" : new String(h.value(), StandardCharsets.UTF_8);
+        return name.replaceAll("[^A-Za-z0-9._@-]", "_") + " (unverified)";
+    }
+
+    /** Audits a record that never reaches the policy store; its unproven body is not repeated in the log. */
+    private void reject(String source, String principal, String reason) {
+        PolicyStore.Versioned now = state.policies().current();
+        state.policies().audit().append(new AuditLog.Entry(Instant.now(), source, principal, site,
+                PolicyStore.Outcome.REJECTED.name(), null, null, now.policy().epsilon(), now.version(), reason));
+        LOG.warn("control topic {}: {}", source, reason);
+    }
+
+    /** Whether the records that were on the topic at start have all been judged. */
+    boolean caughtUp() {
+        return caughtUp;
     }
 
     /**

@@ -28,6 +28,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecognitionResult;
+import org.privface.wire.control.SignedControl;
 import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
@@ -48,7 +49,7 @@ public final class Demo {
      * console's operator and password, and the faces the run used.
      */
     public record Stack(String bootstrap, int recognizerPort, String operator, String password, Path enroll, Path query,
-                        Path basisFile, String site) {
+                        Path basisFile, String site, Path operatorKeysFile) {
         public String consoleUrl() {
             return "http://127.0.0.1:" + recognizerPort + "/console";
         }
@@ -152,11 +153,18 @@ public final class Demo {
             password = System.getenv().getOrDefault("PRIVFACE_CONSOLE_PASSWORD", "");
         }
         OperatorLogin login = OperatorLogin.create(work, opt.get("--operator"), password);
+        // The console's operator signing key, made as an operator would (SignedControl's key tool):
+        // the private half to the recognizer, the public half to every gateway's keys file.
+        Path signingKey = work.resolve("console-signing.key");
+        Path operatorKeys = work.resolve("operator-keys");
+        Files.writeString(operatorKeys, SignedControl.writeNewKey("console", signingKey) + "\n");
         int recognizerPort = KafkaServerProcess.freePort();
         ManagedProcess recognizer = ManagedProcess.java("recognizer", classpath(root, "recognizer"),
                 "org.privface.recognizer.Application",
                 List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort,
                         login.recognizerOption(),
+                        "-Drecognizer.console.signing-key-file=" + signingKey,
+                        "-Drecognizer.console.signing-key-id=console",
                         "-Drecognizer.console.sample-interval=2s",
                         "-Drecognizer.console.audit-file=" + work.resolve("console-audit.jsonl"),
                         // PyTorch's spinning OpenMP pool slows training 5-10x when it shares cores.
@@ -174,6 +182,7 @@ public final class Demo {
                         "-Dagent.site-id=" + SITE,
                         "-Dagent.gateway-id=demo-gateway",
                         "-Dagent.control.report-interval=2s",
+                        "-Dagent.control.keys-file=" + operatorKeys,
                         "-Dagent.enroll-folder=" + split.enroll(),
                         "-Dagent.source=" + split.query(),
                         "-Dagent.ledger=" + ledger,
@@ -222,7 +231,7 @@ public final class Demo {
         int majority = perPerson.values().stream().max(Integer::compare).orElse(0);
         return new Outcome(originOf, published, results, correct, perPerson.size(), majority, basisFile,
                 new Stack(bootstrap, recognizerPort, login.operator(), login.password(), split.enroll(), split.query(), basisFile,
-                        SITE));
+                        SITE, operatorKeys));
     }
 
     /**
@@ -239,6 +248,7 @@ public final class Demo {
                         "-Dagent.site-id=" + stack.site(),
                         "-Dagent.gateway-id=demo-gateway-live",
                         "-Dagent.control.report-interval=2s",
+                        "-Dagent.control.keys-file=" + stack.operatorKeysFile(),
                         "-Dagent.enroll-folder=" + stack.enroll(),
                         "-Dagent.publish-enrollments=false",
                         "-Dagent.basis-file=" + stack.basisFile(),

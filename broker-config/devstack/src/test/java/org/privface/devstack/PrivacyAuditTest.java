@@ -45,7 +45,6 @@ import org.opencv.imgcodecs.Imgcodecs;
 import org.opencv.imgproc.Imgproc;
 import org.privface.agent.AgentPipeline;
 import org.privface.agent.AgentSettings;
-import org.privface.agent.control.ControlTopic;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
@@ -53,6 +52,7 @@ import org.privface.agent.detect.FaceDetector;
 import org.privface.agent.detect.OpenCv;
 import org.privface.agent.privacy.fisher.FisherBasis;
 import org.privface.agent.privacy.fisher.FisherMechanism;
+import org.privface.wire.control.SignedControl;
 import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
@@ -83,6 +83,8 @@ class PrivacyAuditTest {
 
     private static final String SITE = "audit";
     private static final double EPSILON = 8;
+    /** The operator key the audited gateway trusts, under the key id "auditor". */
+    private static final java.security.KeyPair OPERATOR_KEY = SignedControl.generate();
     private static final int PEOPLE = 15;
     /** ORL images 1..6 of a person are enrolled, 7..10 are camera stills. */
     private static final int ENROLLED = 6;
@@ -119,13 +121,14 @@ class PrivacyAuditTest {
             try (Admin admin = Admin.create(ap)) {
                 new TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
             }
-            // An operator's instruction on the control topic (the same ε): the gateway replays it at start.
+            // An operator's signed instruction on the control topic (the same ε): the gateway replays it at start.
             Properties pp = new Properties();
             pp.put("bootstrap.servers", bootstrap);
             try (KafkaProducer<String, String> p = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
                 ProducerRecord<String, String> change = new ProducerRecord<>(Topics.control(SITE), SITE,
                         "{\"epsilon\": " + EPSILON + "}");
-                change.headers().add(ControlTopic.OPERATOR_HEADER, "auditor".getBytes(StandardCharsets.UTF_8));
+                SignedControl.sign(OPERATOR_KEY.getPrivate(), "auditor", SITE, "auditor", System.currentTimeMillis(),
+                        change.value().getBytes(StandardCharsets.UTF_8)).addTo(change.headers());
                 p.send(change).get(20, TimeUnit.SECONDS);
             }
 
@@ -150,6 +153,7 @@ class PrivacyAuditTest {
             props.put("agent.epsilon", EPSILON);
             props.put("agent.enroll-releases", 2);
             props.put("agent.data-dir", work.resolve("agent-data").toString());
+            props.put("agent.control.operator-keys.auditor", SignedControl.base64(OPERATOR_KEY.getPublic()));
             props.put("agent.ledger", ledger.toString());
             ctx = ApplicationContext.builder()
                     .classLoader(new BrokerOutageTest.HidingClassLoader(PrivacyAuditTest.class.getClassLoader(),
@@ -195,6 +199,7 @@ class PrivacyAuditTest {
 
             // (a) every record on every topic against what its topic declares.
             TopicAudit audit = new TopicAudit(root.resolve("broker-config/schemas"), false);
+            audit.operatorKeys.put("auditor", OPERATOR_KEY.getPublic());
             audit.check(everything);
             StringBuilder table = new StringBuilder();
             audit.volume.forEach((t, v) -> table.append(String.format(Locale.ROOT, "  %-28s %6d records %9d bytes%n",

@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.PublicKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,8 +36,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.privface.wire.WireLimits;
+import org.privface.wire.control.SignedControl;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -55,6 +58,8 @@ final class TopicAudit {
     private static final Pattern BASE64_RUN = Pattern.compile("[A-Za-z0-9+/]{" + MAX_BASE64_RUN + ",}={0,2}");
     private static final Pattern ID = Pattern.compile(WireLimits.ID_PATTERN);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Operator keys by id, as the site's gateways trust them: control records must verify with one. */
+    final Map<String, PublicKey> operatorKeys = new HashMap<>();
 
     /** One record as it sits on the broker. */
     record Captured(String topic, int partition, long offset, byte[] key, byte[] value, List<Header> headers) {
@@ -183,10 +188,12 @@ final class TopicAudit {
             idKey(r, where);
             json(r, where, STATUS);
         } else if (t.matches("privface\\.[A-Za-z0-9_-]+\\.control")) {
-            headers(r, where, Set.of("privface.operator"));
+            headers(r, where, Set.of(SignedControl.KEY_HEADER, SignedControl.OPERATOR_HEADER, SignedControl.ISSUED_AT_HEADER,
+                    SignedControl.SIGNATURE_HEADER));
             idKey(r, where);
             if (r.value() != null) {
                 json(r, where, CONTROL);
+                signed(r, where);
             }
         } else {
             problems.add(where + ": a topic nobody declares (" + t + ")");
@@ -403,13 +410,29 @@ final class TopicAudit {
         }
     }
 
+    /**
+     * A control record's signature header is 64 bytes no field limit would allow, so it passes only
+     * when it verifies with a key of {@link #operatorKeys}: then the signer's key fixed every byte.
+     */
+    private void signed(Captured r, String where) {
+        try {
+            SignedControl.Envelope e = SignedControl.Envelope.of(new RecordHeaders(r.headers().toArray(new Header[0])));
+            PublicKey key = operatorKeys.get(e.keyId());
+            if (key == null || !SignedControl.verify(key, Topics.siteOf(r.topic()), e, r.value())) {
+                problems.add(where + ": signature of key " + e.keyId() + " does not verify (64 bytes of unproven data)");
+            }
+        } catch (IllegalArgumentException e) {
+            problems.add(where + ": " + e.getMessage());
+        }
+    }
+
     private void headers(Captured r, String where, Set<String> allowed) {
         for (Header h : r.headers()) {
             if (!allowed.contains(h.key())) {
                 problems.add(where + ": header " + h.key() + " is not allowed on this topic");
             } else if (h.value() != null && h.value().length > 512) {
                 problems.add(where + ": header " + h.key() + " is " + h.value().length + " bytes");
-            } else if (h.value() != null) {
+            } else if (h.value() != null && !h.key().equals(SignedControl.SIGNATURE_HEADER)) {
                 base64(new String(h.value(), StandardCharsets.UTF_8), where + ": header " + h.key());
             }
         }

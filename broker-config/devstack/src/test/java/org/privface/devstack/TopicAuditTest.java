@@ -67,6 +67,23 @@ class TopicAuditTest {
     }
 
     @Test
+    void aControlRecordPassesOnlyWithASignatureThatVerifies() throws Exception {
+        java.security.KeyPair k = org.privface.wire.control.SignedControl.generate();
+        byte[] body = utf8("{\"epsilon\":8.0}");
+        var headers = new org.apache.kafka.common.header.internals.RecordHeaders();
+        org.privface.wire.control.SignedControl.sign(k.getPrivate(), "console", "audit", "alice", 1L, body).addTo(headers);
+        List<Header> h = List.of(headers.toArray());
+        TopicAudit a = audit();
+        a.operatorKeys.put("console", k.getPublic());
+        a.check(List.of(new TopicAudit.Captured("privface.audit.control", 0, 0, utf8("audit"), body, h)));
+        assertEquals(List.of(), a.problems);
+        // Unknown to the audit, the same 64 signature bytes could be anything a producer chose.
+        assertTrue(problems("privface.audit.control", utf8("audit"), body, h).toString().contains("does not verify"));
+        assertTrue(problems("privface.audit.control", utf8("audit"), body,
+                List.of(new RecordHeader("privface.operator", utf8("eve")))).toString().contains("unsigned"));
+    }
+
+    @Test
     void anUnlistedHeaderIsFound() throws Exception {
         List<Header> h = List.of(new RecordHeader("thumbnail", new byte[] {1, 2, 3}));
         assertTrue(problems(QUERY, utf8("cam-1"), face(), h).toString().contains("header thumbnail is not allowed"));

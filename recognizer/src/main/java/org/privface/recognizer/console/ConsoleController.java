@@ -243,6 +243,8 @@ public class ConsoleController {
             return HttpResponse.accepted().body(proposals.propose(who.getName(), site, change.epsilon()));
         } catch (IllegalArgumentException e) {
             return HttpResponse.badRequest(Map.of("error", e.getMessage()));
+        } catch (ControlProposals.NotConfigured e) {
+            return HttpResponse.status(HttpStatus.SERVICE_UNAVAILABLE).body(Map.of("error", e.getMessage()));
         } catch (IllegalStateException e) {
             return HttpResponse.status(HttpStatus.BAD_GATEWAY).body(Map.of("error", e.getMessage()));
         }

@@ -27,6 +27,16 @@ public class ConsoleSettings {
     private Duration liveWithin = Duration.ofSeconds(35);
     /** Where proposals are appended as JSON lines; unset keeps them in memory only. */
     private Path auditFile;
+    /**
+     * The operator signing key (base64 PKCS#8 Ed25519, as written by
+     * {@code org.privface.wire.control.SignedControl}) in a file, usually a mounted Secret. Without
+     * it (or {@link #signingKey}) the console cannot propose: gateways obey signed records only.
+     */
+    private Path signingKeyFile;
+    /** The same key inline; for tests and the demo. */
+    private String signingKey;
+    /** The name under which gateways list this key's public half ({@code agent.control.operator-keys.<id>}). */
+    private String signingKeyId = "console";
 
     public Map<String, String> getOperators() { return operators; }
     public void setOperators(Map<String, String> operators) { this.operators = operators; }
@@ -42,4 +52,10 @@ public class ConsoleSettings {
     public void setLiveWithin(Duration liveWithin) { this.liveWithin = liveWithin; }
     public Path getAuditFile() { return auditFile; }
     public void setAuditFile(Path auditFile) { this.auditFile = auditFile; }
+    public Path getSigningKeyFile() { return signingKeyFile; }
+    public void setSigningKeyFile(Path signingKeyFile) { this.signingKeyFile = signingKeyFile; }
+    public String getSigningKey() { return signingKey; }
+    public void setSigningKey(String signingKey) { this.signingKey = signingKey; }
+    public String getSigningKeyId() { return signingKeyId; }
+    public void setSigningKeyId(String signingKeyId) { this.signingKeyId = signingKeyId; }
 }
