@@ -266,13 +266,13 @@ public final class EmbeddingMechanism implements FaceMechanism {
 
     /**
      * What the record's mode says: noise, k, the cap's radius and p, and whose faces the ε covers,
-     * e.g. {@code sign-cap-k32-r2-p0.98 public:fr_feature-…} or {@code …-enrollment query-faces-only}.
+     * e.g. {@code sign-cap-k32-r2-p0.98.every-face} or {@code …-enrollment.query-faces-only}; the wire allows only [A-Za-z0-9._-] in a mode.
      */
     public String mode() {
         String shape = noise == Noise.SIGN_CAP
                 ? String.format(Locale.ROOT, "%s-k%d-r%d-p%.6g", noise.wireName, k, cap.radius(), cap.p())
                 : noise.wireName + "-k" + k;
-        return publicBasis ? shape + " every-face" : shape + ENROLLMENT_SUFFIX + " query-faces-only";
+        return publicBasis ? shape + ".every-face" : shape + ENROLLMENT_SUFFIX + ".query-faces-only";
     }
 
     public Noise noise() {

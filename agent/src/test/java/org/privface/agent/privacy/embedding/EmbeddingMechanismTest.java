@@ -71,7 +71,7 @@ class EmbeddingMechanismTest {
             Release r = m.perturb(adversarial(4, 512));
             assertEquals("EMBEDDING", r.mechanism());
             assertEquals(BASIS.id() + "/k" + m.k(), r.basisId());
-            assertTrue(r.mode().startsWith(noise.wireName) && r.mode().endsWith(" every-face"), r.mode());
+            assertTrue(r.mode().startsWith(noise.wireName) && r.mode().endsWith(".every-face"), r.mode());
             assertTrue(r.epsilonPerFace() <= 20 + 1e-12, "never above the policy's ε: " + r.epsilonPerFace());
             assertEquals(noise == Noise.GAUSSIAN ? EmbeddingMechanism.GAUSSIAN_DELTA : 0, r.delta());
             if (noise == Noise.SIGN_CAP) {
@@ -84,7 +84,7 @@ class EmbeddingMechanismTest {
             }
         }
         EmbeddingMechanism enrolled = new EmbeddingMechanism(BASIS, false, Noise.SIGN_CAP, 16, 1, 10, SeededRandom.of(2));
-        assertTrue(enrolled.mode().endsWith("-enrollment query-faces-only"), enrolled.mode());
+        assertTrue(enrolled.mode().endsWith("-enrollment.query-faces-only"), enrolled.mode());
     }
 
     @Test
