@@ -245,7 +245,7 @@ public final class EmbeddingMechanism implements FaceMechanism {
      * The recognizer keeps one model per basisId, and releases with different k are not comparable.
      */
     public String releaseSpace() {
-        return basis.id() + "/k" + k;
+        return basis.id() + ".k" + k;
     }
 
     /** x scaled into the L1 ball of radius r (unchanged when inside). */

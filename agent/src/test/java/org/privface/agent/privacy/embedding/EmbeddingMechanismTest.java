@@ -70,8 +70,11 @@ class EmbeddingMechanismTest {
             EmbeddingMechanism m = EmbeddingMechanism.publicPreset(EmbeddingBasis.DEFAULT_MODEL, noise, 20);
             Release r = m.perturb(adversarial(4, 512));
             assertEquals("EMBEDDING", r.mechanism());
-            assertEquals(BASIS.id() + "/k" + m.k(), r.basisId());
+            assertEquals(BASIS.id() + ".k" + m.k(), r.basisId());
             assertTrue(r.mode().startsWith(noise.wireName) && r.mode().endsWith(".every-face"), r.mode());
+            // The wire carries mode and basis id in its identifier alphabet; anything else is refused at publish time.
+            assertTrue(r.mode().matches(org.privface.wire.WireLimits.ID_PATTERN), r.mode());
+            assertTrue(r.basisId().matches(org.privface.wire.WireLimits.ID_PATTERN), r.basisId());
             assertTrue(r.epsilonPerFace() <= 20 + 1e-12, "never above the policy's ε: " + r.epsilonPerFace());
             assertEquals(noise == Noise.GAUSSIAN ? EmbeddingMechanism.GAUSSIAN_DELTA : 0, r.delta());
             if (noise == Noise.SIGN_CAP) {
