@@ -130,6 +130,11 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         Files.createDirectories(settings.getDataDir());
         FaceFinder enrollDetector = detector(null);
         LOG.info("face detector: {}", enrollDetector.describe());
+        if (FaceInput.needsEmbedding(policy)) {
+            // Where the network came from matters as much as what it is (docs/face-stack.md).
+            LOG.info("face embedding: {} from {}", settings.getEmbedder().spec().model().getFileName(),
+                    settings.getEmbedder().spec().model().toAbsolutePath().getParent());
+        }
         Mechanisms mechanisms = new Mechanisms(settings, enrollDetector);
         FaceMechanism first = mechanisms.forRelease(policy, policy.budgetPolicy().epsilonPerRelease(policy.epsilon()));
         LOG.info("policy v{}: {} {} at epsilon {} per track ({}), {} per release; floor {}",

@@ -58,7 +58,7 @@ public final class Demo {
     /** Options and their defaults; every one can be given on the command line. */
     public static Map<String, String> defaults() {
         Map<String, String> m = new HashMap<>(Map.of(
-                "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "16", "--mechanism", "fisher", "--mode", "l1-clip",
+                "--root", ".", "--faces", "test-data/synthetic", "--epsilon", "20", "--mechanism", "embedding", "--mode", "sign-cap",
                 "--components", "8", "--enroll-releases", "4"));
         // After the run, keep everything up this long (e.g. 30m) with a live camera, for the console.
         m.put("--hold", "0");
@@ -66,14 +66,14 @@ public final class Demo {
         // Empty: the console password comes from PRIVFACE_CONSOLE_PASSWORD, or a random one is printed.
         m.put("--password", "");
         // The agent's face detector: haar, yunet (falls back to ultraface without its model) or ultraface (docs/face-stack.md).
-        m.put("--detector", "haar");
+        m.put("--detector", "yunet");
         return m;
     }
 
     /** What one run produced, keyed by event id; enough to check it and to print it. */
     public record Outcome(Map<String, String> originOfQuery, Map<String, PerturbedFace> published,
                           Map<String, RecognitionResult> results, int correct, int people, int majority, Path basisFile,
-                          Stack stack) {
+                          Stack stack, List<String> faceStack) {
         public double accuracy() {
             return correct / (double) Math.max(1, originOfQuery.size());
         }
@@ -231,7 +231,24 @@ public final class Demo {
         int majority = perPerson.values().stream().max(Integer::compare).orElse(0);
         return new Outcome(originOf, published, results, correct, perPerson.size(), majority, basisFile,
                 new Stack(bootstrap, recognizerPort, login.operator(), login.password(), split.enroll(), split.query(), basisFile,
-                        SITE, operatorKeys));
+                        SITE, operatorKeys), faceStack(agent.log()));
+    }
+
+    /** What the agent says it ran: the detector that loaded (YuNet falls back to UltraFace) and the embedding's file. */
+    private static List<String> faceStack(Path agentLog) throws java.io.IOException {
+        List<String> out = new ArrayList<>();
+        for (String line : Files.readAllLines(agentLog)) {
+            for (String what : new String[] {"face detector: ", "face embedding: "}) {
+                int at = line.indexOf(what);
+                if (at >= 0) {
+                    out.add(String.format("%-22s%s", what.trim(), line.substring(at + what.length())));
+                }
+            }
+        }
+        if (out.stream().anyMatch(l -> l.startsWith("face embedding:"))) {
+            out.add("models' provenance:   docs/face-stack.md (sources, licenses, what is known of training data)");
+        }
+        return out;
     }
 
     /**
@@ -276,6 +293,9 @@ public final class Demo {
         int queries = o.originOfQuery().size();
         System.out.println();
         System.out.println("=== privface demo summary ===");
+        for (String line : o.faceStack()) {
+            System.out.println(line);
+        }
         System.out.printf("mechanism:            %s, mode %s, %d components, basis %s%n",
                 any.getMechanism().getName(), any.getMechanism().getSensitivityMode(), any.getDimension(), any.getMechanism().getBasisId());
         System.out.printf("epsilon per face:     %.3f (at most %.4f for one coordinate) on every record%n", epsFace,

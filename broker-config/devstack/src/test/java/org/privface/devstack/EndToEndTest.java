@@ -50,6 +50,7 @@ class EndToEndTest {
         work = Files.createTempDirectory("privface-e2e-");
         Map<String, String> opt = Demo.defaults();
         opt.put("--epsilon", Double.toString(EPSILON));
+        opt.put("--detector", "haar"); // the seed mechanisms on the lightest detector
         opt.put("--mechanism", "peep");
         opt.put("--mode", "vector");
         opt.put("--components", "16");

@@ -62,6 +62,9 @@ public class TradeoffCurves {
                     false, "recognition F1");
             case "RDP" -> new Selection("rdp-ssim-{ds}.csv", "method", "rdp-" + mode, "fnr", true,
                     "match rate (1 − FNR, clean-trained matcher)");
+            // The agent's EMBEDDING modes are the public-basis families of the deep frontier (docs/frontier.md).
+            case "EMBEDDING" -> new Selection("deep-frontier-{ds}.csv", "family", "public-" + mode.split("\\.")[0]
+                    .replaceFirst("-k\\d+.*$", ""), "f1_mean", false, "recognition F1 (nearest class mean)");
             default -> null;
         };
     }
