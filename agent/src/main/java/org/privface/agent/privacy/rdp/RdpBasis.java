@@ -27,6 +27,10 @@ public final class RdpBasis {
     private final double[] upper;
     /** H μ: the mean face's coefficients, used where STRICT releases nothing. */
     private final double[] meanCoefficients;
+    /** Δ_i read as the range of feature i over the fitting faces (Def. 2 over the faces at hand). */
+    private final double[] featureRange;
+    /** Δ_i read as the worst case over all images in [0, 1]: ‖u_i‖₁ of eigenface i. */
+    private final double[] featureBound;
     /** Coefficients by descending influence: a public ranking that no face can change. */
     private final int[] byInfluence;
 
@@ -79,6 +83,23 @@ public final class RdpBasis {
             }
         }
         meanCoefficients = wavelet.forward(eigen.mean());
+        featureRange = new double[nc];
+        featureBound = new double[nc];
+        double[] lo = new double[nc];
+        double[] hi = new double[nc];
+        Arrays.fill(lo, Double.POSITIVE_INFINITY);
+        Arrays.fill(hi, Double.NEGATIVE_INFINITY);
+        for (double[] f : faces) {
+            double[] x = eigen.project(f);
+            for (int i = 0; i < nc; i++) {
+                lo[i] = Math.min(lo[i], x[i]);
+                hi[i] = Math.max(hi[i], x[i]);
+            }
+        }
+        for (int i = 0; i < nc; i++) {
+            featureRange[i] = hi[i] - lo[i];
+            featureBound[i] = Arrays.stream(eigen.component(i)).map(Math::abs).sum();
+        }
         byInfluence = java.util.stream.IntStream.range(0, d).boxed()
                 .sorted((a, b) -> Double.compare(omega[b], omega[a])).mapToInt(Integer::intValue).toArray();
     }
@@ -102,8 +123,17 @@ public final class RdpBasis {
     public double lower(int k) { return lower[k]; }
     public double upper(int k) { return upper[k]; }
     public double meanCoefficient(int k) { return meanCoefficients[k]; }
+    /** The paper modes' Δ_i (never stated in the paper): feature ranges over the fitting faces. */
+    public double[] featureRanges() { return featureRange.clone(); }
+    /** Δ_i as the worst case over every image in [0, 1]: the L1 norm of eigenface i. */
+    public double[] featureBounds() { return featureBound.clone(); }
     /** The k-th most influential coefficient's index. */
     public int rankedByInfluence(int r) { return byInfluence[r]; }
+
+    /** All weights, W[i][k]; the caller must not modify the array. */
+    double[][] weightRows() { return weights; }
+    /** All coefficient ranges Δ_k; the caller must not modify the array. */
+    double[] sensitivities() { return sensitivity; }
 
     /** w_ik for feature i and coefficient k. */
     public double weight(int i, int k) {

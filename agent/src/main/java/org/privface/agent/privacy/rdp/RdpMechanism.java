@@ -7,28 +7,25 @@ import org.privface.agent.privacy.SecureLaplace;
 
 /**
  * Ranked differential privacy (Ou, Liao et al., "RDP: Ranked Differential Privacy for Facial
- * Feature Protection in Multiscale Sparsified Subspace"), Algorithm 1 as this project reads it:
- * Haar-transform the 64×64 face, rank its coefficients, keep the top M_P (the sparsified
- * subspace, the rest set to zero), draw K ~ Geometric(p) truncated to [1, M_P], add Laplace
- * noise with scales b_r to the top K ranks, and inverse-transform to the sanitized image P′,
- * whose eigenface features are F′.
+ * Feature Protection in Multiscale Sparsified Subspace"), Algorithm 1: Haar-transform the face,
+ * rank every coefficient by amplitude, draw K ~ Geometric(p) truncated to [1, M_P], add Laplace
+ * noise with scales b_k (chosen by the mode from Eq. 3) to the top K ranks, copy every other
+ * coefficient unchanged, and inverse-transform to the sanitized image P′, whose eigenface
+ * features are F′.
  *
- * <p>In NA, LMGD and UNIFORM the ranks K+1..M_P are released without noise and the ranking
- * follows the face's own magnitudes, so their per-face ε is unbounded; {@link RdpRelease}
- * reports that as infinity and also the ε the noised coefficients alone would spend. STRICT is
- * pure ε-LDP (see {@link RdpMode#STRICT} and docs/privacy-rdp.md).
+ * <p>In the paper modes the ranks below K are released exact and the ranking follows the face's
+ * own amplitudes, so their per-face ε is unbounded; {@link RdpRelease} reports that as infinity
+ * next to Eq. 3's ε0. STRICT is pure ε-LDP (see {@link RdpMode#STRICT} and docs/privacy-rdp.md).
  */
 public final class RdpMechanism {
     /** Default geometric parameter: the issue's p = 0.02, so E[K] ≈ 50 noised ranks. */
     public static final double DEFAULT_P = 0.02;
-    /** Default M_P: a quarter of a 64×64 face's coefficients keeps SSIM of the sparsified face near 0.9. */
-    public static final int DEFAULT_KEEP = 1024;
     /** Default number of coefficients STRICT releases, chosen on lfw5 (docs/privacy-rdp.md). */
     public static final int DEFAULT_STRICT_KEEP = 64;
 
     /** LMGD settings: the paper's step range, and a tolerance on F = F1 + F2. */
     public record LmgdSettings(double eta, double tolerance, int maxIterations) {
-        public static final LmgdSettings DEFAULT = new LmgdSettings(0.05, 1e-10, 20_000);
+        public static final LmgdSettings DEFAULT = new LmgdSettings(0.05, 1e-12, 400);
     }
 
     private final RdpBasis basis;
@@ -38,7 +35,8 @@ public final class RdpMechanism {
     private final int keep;
     private final SecureLaplace laplace;
     private final LmgdSettings lmgd;
-    private final double[] q;
+    /** The paper modes' Δ_i per feature (the paper never gives a value; see RdpBasis). */
+    private final double[] featureDelta;
     /** STRICT's released coefficients, their sensitivities and scales: fixed per basis and ε. */
     private final int[] strictSet;
     private final double[] strictDelta;
@@ -46,10 +44,17 @@ public final class RdpMechanism {
 
     /**
      * @param epsilon ε0 in the paper modes; ε per face in STRICT
-     * @param keep    M_P in the paper modes; the number of released coefficients in STRICT
+     * @param keep    M_P in the paper modes (K is truncated to [1, M_P]; nothing is dropped); the
+     *                number of released coefficients in STRICT
      */
     public RdpMechanism(RdpBasis basis, RdpMode mode, double epsilon, double p, int keep, SecureLaplace laplace,
                         LmgdSettings lmgd) {
+        this(basis, mode, epsilon, p, keep, laplace, lmgd, basis.featureRanges());
+    }
+
+    /** @param featureDelta Δ_i of the paper modes, one per eigenface feature */
+    public RdpMechanism(RdpBasis basis, RdpMode mode, double epsilon, double p, int keep, SecureLaplace laplace,
+                        LmgdSettings lmgd, double[] featureDelta) {
         this.basis = basis;
         this.mode = mode;
         this.epsilon = Privacy.checkEpsilon(epsilon);
@@ -60,7 +65,10 @@ public final class RdpMechanism {
         this.p = p;
         this.laplace = laplace;
         this.lmgd = lmgd;
-        this.q = mode == RdpMode.STRICT ? null : RdpScales.inclusion(p, keep);
+        if (featureDelta.length != basis.eigen().dimension()) {
+            throw new IllegalArgumentException("need one feature sensitivity per eigenface, got " + featureDelta.length);
+        }
+        this.featureDelta = featureDelta.clone();
         if (mode == RdpMode.STRICT) {
             strictSet = new int[keep];
             strictDelta = new double[keep];
@@ -80,7 +88,7 @@ public final class RdpMechanism {
     }
 
     public RdpMechanism(RdpBasis basis, RdpMode mode, double epsilon, SecureLaplace laplace) {
-        this(basis, mode, epsilon, DEFAULT_P, mode == RdpMode.STRICT ? DEFAULT_STRICT_KEEP : DEFAULT_KEEP, laplace,
+        this(basis, mode, epsilon, DEFAULT_P, mode == RdpMode.STRICT ? DEFAULT_STRICT_KEEP : basis.size(), laplace,
                 LmgdSettings.DEFAULT);
     }
 
@@ -94,64 +102,97 @@ public final class RdpMechanism {
     }
 
     private RdpRelease paper(double[] face) {
-        int d = basis.size();
         double[] c = basis.wavelet().forward(face);
+        Ranked r = ranked(c, basis.weightRows(), featureDelta, basis.sensitivities(), mode, epsilon, p, keep, laplace,
+                lmgd);
+        double[] image = basis.wavelet().inverse(r.coefficients());
+        double[] features = basis.eigen().project(image);
+        return new RdpRelease(clip(image), features, mode, epsilon, Double.POSITIVE_INFINITY, r.epsilonNoised(),
+                r.epsilonEq3(), r.noised(), mean(r.scales()), r.expectedNoiseEnergy(), r.realNoiseEnergy(),
+                r.iterations());
+    }
+
+    /** Ranks the paper modes optimise: past it c_k &lt; 1e-9 and K reaches it with probability below 1e-9. */
+    static int paperRanks(double p, int mP) {
+        return Math.max(1, Math.min(mP, (int) Math.ceil(Math.log(1e-9) / Math.log1p(-p))));
+    }
+
+    /**
+     * One ranked release in an orthonormal domain, shared by the paper modes (Haar) and the
+     * evaluation's baselines (DCT, pixels).
+     *
+     * @param coefficients the released coefficients: the top K ranks noised, all others copied
+     * @param scales       b_k by rank for the ranks the scales were optimised over
+     * @param epsilonEq3   Eq. 3 for those scales: ε0 for UNIFORM, NA_RESCALED and LMGD
+     */
+    public record Ranked(double[] coefficients, int noised, double[] scales, double epsilonEq3, double epsilonNoised,
+                         double expectedNoiseEnergy, double realNoiseEnergy, int iterations) {
+    }
+
+    /**
+     * Algorithm 1 on coefficients c with weights W[i][k] = ∂F_i/∂c_k (unranked), feature
+     * sensitivities Δ_i and each coefficient's own range (which only sets the sampler's grid).
+     */
+    public static Ranked ranked(double[] c, double[][] weights, double[] featureDelta, double[] coefficientRange,
+                                RdpMode mode, double eps0, double p, int mP, SecureLaplace laplace, LmgdSettings lmgd) {
         int[] rank = rankByMagnitude(c);
-        double[] sparse = new double[d];
-        double[] a = new double[keep];
-        double[] delta = new double[keep];
-        double influenceSum = 0;
-        for (int r = 0; r < keep; r++) {
-            influenceSum += basis.influence(rank[r]);
+        int m = paperRanks(p, mP);
+        double[][] w = new double[weights.length][m];
+        for (int i = 0; i < w.length; i++) {
+            for (int r = 0; r < m; r++) {
+                w[i][r] = weights[i][rank[r]];
+            }
         }
-        for (int r = 0; r < keep; r++) {
-            int k = rank[r];
-            sparse[k] = c[k];
-            delta[r] = basis.sensitivity(k);
-            // The ranked coefficients share the budget by influence: weights normalised to sum
-            // to 1 over the sparsified subspace. This discount (every weight is below 1) is where
-            // ε0 stops being a standard DP bound; see docs/privacy-rdp.md.
-            a[r] = basis.influence(k) / influenceSum * delta[r];
-        }
-        double[] b = new double[keep];
+        double[] cw = RdpScales.paperWeights(p, mP, m);
+        double[] b;
         int iterations = 0;
         switch (mode) {
-            // Plain RDP: the same normalised budget, with equal weights 1/M_P instead of ranked ones.
-            case UNIFORM -> Arrays.fill(b, RdpScales.uniform(q, delta, epsilon) / keep);
-            case NA -> Arrays.fill(b, RdpScales.na(q, a, epsilon));
+            case UNIFORM -> {
+                b = new double[m];
+                Arrays.fill(b, RdpScales.plain(w, featureDelta, cw, eps0));
+            }
+            case NA -> b = RdpScales.naPrinted(w, featureDelta, p, mP, m, eps0);
+            case NA_RESCALED -> b = RdpScales.rescaled(w, featureDelta, cw,
+                    RdpScales.naPrinted(w, featureDelta, p, mP, m, eps0), eps0);
             case LMGD -> {
-                RdpScales.Lmgd r = RdpScales.lmgd(q, a, epsilon, lmgd.eta(), lmgd.tolerance(), lmgd.maxIterations());
+                RdpScales.Lmgd r = RdpScales.lmgd(w, featureDelta, cw, eps0, lmgd.eta(), lmgd.tolerance(),
+                        lmgd.maxIterations());
                 b = r.scales();
                 iterations = r.iterations();
             }
-            default -> throw new IllegalStateException();
+            default -> throw new IllegalArgumentException(mode + " is not a ranked paper mode");
         }
-        int kNoised = RdpScales.drawK(p, keep, laplace.uniform());
-        double[] values = new double[kNoised];
-        double[] sens = new double[kNoised];
-        double[] scales = new double[kNoised];
+        double[] bf = b;
+        int k = RdpScales.drawK(p, mP, laplace.uniform());
+        // LMGD may set a scale to zero: that rank is released exact, as its cost term asks.
+        int[] noisedRanks = java.util.stream.IntStream.range(0, k).filter(r -> bf[Math.min(r, m - 1)] > 0).toArray();
+        double[] values = new double[noisedRanks.length];
+        double[] sens = new double[noisedRanks.length];
+        double[] scales = new double[noisedRanks.length];
         double spent = 0;
-        for (int r = 0; r < kNoised; r++) {
-            values[r] = sparse[rank[r]];
-            sens[r] = delta[r];
-            scales[r] = b[r];
-            spent += delta[r] / b[r];
+        for (int j = 0; j < noisedRanks.length; j++) {
+            int r = noisedRanks[j];
+            values[j] = c[rank[r]];
+            sens[j] = coefficientRange[rank[r]];
+            // Ranks past m reuse the last scale; K gets there with probability below 1e-9.
+            scales[j] = b[Math.min(r, m - 1)];
+            spent += sens[j] / scales[j];
         }
         double[] noisy = laplace.addNoiseScaled(values, sens, scales);
-        double[] sanitized = sparse.clone();
+        double[] out = c.clone();
         double real = 0;
-        for (int r = 0; r < kNoised; r++) {
-            sanitized[rank[r]] = noisy[r];
-            real += (noisy[r] - values[r]) * (noisy[r] - values[r]);
+        for (int j = 0; j < noisedRanks.length; j++) {
+            out[rank[noisedRanks[j]]] = noisy[j];
+            real += (noisy[j] - values[j]) * (noisy[j] - values[j]);
         }
+        double tail = Math.pow(1 - p, mP);
         double expected = 0;
-        for (int r = 0; r < keep; r++) {
-            expected += q[r] * 2 * b[r] * b[r];
+        for (int r = 0; r < m; r++) {
+            double q = (Math.pow(1 - p, r) - tail) / (1 - tail);
+            expected += q * 2 * b[r] * b[r];
         }
-        double[] image = basis.wavelet().inverse(sanitized);
-        double[] features = basis.eigen().project(image);
-        return new RdpRelease(clip(image), features, mode, epsilon, Double.POSITIVE_INFINITY, spent, kNoised,
-                mean(b), expected, real, iterations);
+        return new Ranked(out, noisedRanks.length, b, RdpScales.epsilon(w, featureDelta, cw, b), spent, expected, real,
+                iterations);
     }
 
     private RdpRelease strict(double[] face, boolean withImage) {
@@ -189,7 +230,8 @@ public final class RdpMechanism {
             }
             image = clip(basis.wavelet().inverse(all));
         }
-        return new RdpRelease(image, features, mode, epsilon, epsilon, epsilon, keep, mean(strictScales), expected, real, 0);
+        return new RdpRelease(image, features, mode, epsilon, epsilon, epsilon, epsilon, keep, mean(strictScales), expected,
+                real, 0);
     }
 
     /** Indices by descending |c|, ties by index; one primitive sort of packed keys, no boxing. */

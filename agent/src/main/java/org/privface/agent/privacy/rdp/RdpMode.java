@@ -3,16 +3,19 @@ package org.privface.agent.privacy.rdp;
 import java.util.Arrays;
 
 /**
- * How RDP chooses its noise. The first three follow Ou et al. and spend an ε0 that is an
- * <em>expected, weighted</em> cost, not a worst-case bound (docs/privacy-rdp.md); they exist
- * to reproduce the paper and the agent refuses to publish them. STRICT is the honest mode.
+ * How RDP chooses its noise. All but STRICT follow Ou et al.: they rank the face's own
+ * coefficients, noise only the top K ~ Geometric(p) and copy the rest, so their ε0 (Eq. 3) is
+ * no per-face bound (docs/privacy-rdp.md); they exist to reproduce the paper and the agent
+ * refuses to publish them. STRICT is the honest mode.
  */
 public enum RdpMode {
-    /** Normalization Approximation: one average scale, weighted by the ranked coefficients' influence. */
+    /** Normalization Approximation as printed (L263): b_k = Σ_i(Δ_i/w_ik)/(ε0 √S); spends less than ε0 under Eq. 3. */
     NA("na", true),
-    /** Lagrange-multiplier gradient descent: one scale per rank, minimising the expected image noise. */
+    /** NA's scales rescaled by one factor so that Eq. 3 spends exactly ε0. */
+    NA_RESCALED("na-rescaled", true),
+    /** Gradient descent on Eq. 4's cost Σ c_k b_k² subject to Eq. 3 = ε0 (Section IV-C2). */
     LMGD("lmgd", true),
-    /** Plain RDP with one scale that ignores the weights: the paper's uniform baseline. */
+    /** Plain RDP (L472): one scale b for every rank, set so that Eq. 3 gives ε0. */
     UNIFORM("uniform", true),
     /**
      * Pure ε-LDP per face: a public, data-independent selection of the highest-weight

@@ -5,14 +5,9 @@ import org.privface.agent.privacy.Privacy;
 /**
  * Noise scales for RDP's ranked coefficients.
  *
- * <p>Rank r (1-based) is noised with probability q_r = P(K ≥ r), K ~ Geometric(p) truncated to
- * [1, M]. With a_r = w̃_r·Δ_r (influence weight times sensitivity), the paper's budget is the
- * expected weighted cost Σ q_r a_r / b_r = ε0 and its utility the expected noise energy
- * Σ q_r · 2 b_r², which is the image MSE because the Haar transform is orthonormal.
- *
- * <p>Proof sketch of the optimum: the Lagrangian Σ q_r 2b_r² + λ(Σ q_r a_r / b_r − ε0) is
- * stationary at b_r³ = λ a_r / 4, so b_r ∝ a_r^{1/3}; the constraint fixes the constant:
- * b_r = a_r^{1/3} · Σ_j q_j a_j^{2/3} / ε0. {@link #lagrange} returns it; LMGD must reach it.
+ * <p>Paper modes (Ou et al., Eq. 3–7): w is the M_F × m matrix of weights w_ik = ∂F_i/∂C_k of
+ * feature i on the k-th ranked coefficient, Δ_i the sensitivity of feature i, c_k the rank
+ * weights of {@link #paperWeights}. {@link #strict} is the product's honest mode.
  */
 public final class RdpScales {
     private RdpScales() {
@@ -43,99 +38,156 @@ public final class RdpScales {
         return Math.max(1, Math.min(m, k));
     }
 
-    /** The uniform baseline: one scale b = Σ q_r Δ_r / ε0, blind to the weights. */
-    public static double uniform(double[] q, double[] delta, double eps0) {
-        Privacy.checkEpsilon(eps0);
-        double s = 0;
-        for (int r = 0; r < q.length; r++) {
-            s += q[r] * delta[r];
+    /**
+     * The paper's rank weights c_k = (1−p)^k − (1−p)^(M_P+1), k = 1..m (Eq. 3, L180–191):
+     * Σ_(K≥k) p(1−p)^K, the unnormalised geometric tail the paper's variance derivation uses.
+     * It is (1−p)(1−(1−p)^M_P) times {@link #inclusion}; Eq. 3 is computed with the paper's own.
+     */
+    public static double[] paperWeights(double p, int mP, int m) {
+        double tail = Math.pow(1 - p, mP + 1);
+        double[] c = new double[m];
+        for (int k = 1; k <= m; k++) {
+            c[k - 1] = Math.pow(1 - p, k) - tail;
         }
-        return s / eps0;
+        return c;
     }
 
-    /** NA: the identical average scale that meets the weighted budget, b̄ = Σ q_r a_r / ε0. */
-    public static double na(double[] q, double[] a, double eps0) {
-        return uniform(q, a, eps0);
+    /** S = Σ_(k=1..M_P) c_k in closed form, NA's normaliser (L263). */
+    public static double paperWeightSum(double p, int mP) {
+        double tail = Math.pow(1 - p, mP + 1);
+        return (1 - p - tail) / p - mP * tail;
     }
 
-    /** The exact optimum of the expected-MSE problem (see the class comment). */
-    public static double[] lagrange(double[] q, double[] a, double eps0) {
-        Privacy.checkEpsilon(eps0);
-        double s = 0;
-        for (int r = 0; r < q.length; r++) {
-            s += q[r] * Math.cbrt(a[r] * a[r]);
+    /**
+     * Eq. 3: ε = Σ_i Δ_i / √(Σ_k (w_ik b_k)² c_k), the paper's budget for scales b over the
+     * ranked coefficients. w is M_F × m by rank. Not a DP composition: the square root comes
+     * from matching the variance of a weighted Laplace sum to one Laplace (docs/privacy-rdp.md).
+     */
+    public static double epsilon(double[][] w, double[] delta, double[] c, double[] b) {
+        double eps = 0;
+        for (int i = 0; i < w.length; i++) {
+            double d = 0;
+            for (int k = 0; k < c.length; k++) {
+                double v = w[i][k] * b[k];
+                d += v * v * c[k];
+            }
+            eps += delta[i] / Math.sqrt(d);
         }
-        double[] b = new double[q.length];
-        for (int r = 0; r < q.length; r++) {
-            b[r] = Math.cbrt(a[r]) * s / eps0;
+        return eps;
+    }
+
+    /** Plain RDP (L472): one scale b for every rank, the one that makes Eq. 3 equal ε0. */
+    public static double plain(double[][] w, double[] delta, double[] c, double eps0) {
+        Privacy.checkEpsilon(eps0);
+        double[] ones = new double[c.length];
+        java.util.Arrays.fill(ones, 1.0);
+        // Eq. 3 is homogeneous of degree −1 in b, so ε(b·1) = ε(1)/b.
+        return epsilon(w, delta, c, ones) / eps0;
+    }
+
+    /**
+     * NA as printed (L263): b_k = Σ_i (Δ_i / |w_ik|) / (ε0 √S). A weight of exactly zero would
+     * make the scale infinite; it is floored at 1e-12 so the release stays finite (and huge).
+     */
+    public static double[] naPrinted(double[][] w, double[] delta, double p, int mP, int m, double eps0) {
+        Privacy.checkEpsilon(eps0);
+        double root = Math.sqrt(paperWeightSum(p, mP));
+        double[] b = new double[m];
+        for (int k = 0; k < m; k++) {
+            double s = 0;
+            for (int i = 0; i < w.length; i++) {
+                s += delta[i] / Math.max(1e-12, Math.abs(w[i][k]));
+            }
+            b[k] = s / (eps0 * root);
         }
         return b;
     }
 
-    /** LMGD's answer: the scales, the iterations it took, and the final F = F1 + F2. */
+    /** The same scales multiplied by one factor so that Eq. 3 spends exactly ε0 (homogeneity). */
+    public static double[] rescaled(double[][] w, double[] delta, double[] c, double[] b, double eps0) {
+        double f = epsilon(w, delta, c, b) / eps0;
+        double[] out = new double[b.length];
+        for (int k = 0; k < b.length; k++) {
+            out[k] = b[k] * f;
+        }
+        return out;
+    }
+
+    /** LMGD's answer: the scales, the iterations it took, the final residual F, and whether F &lt; tolerance. */
     public record Lmgd(double[] scales, int iterations, double residual, boolean converged) {
     }
 
     /**
-     * Section IV-C2's alternating gradient descent on the Lagrangian. Variables are normalised
-     * by the NA scale (u_r = b_r / b̄, so u ≡ 1 is feasible) to make one step size η serve every
-     * ε0 and image. Each iteration takes a step on u along −∂L/∂u (scaled per rank by 1/q_r)
-     * and then a step on λ along the constraint. F1 is the mean squared stationarity residual,
-     * F2 the squared relative constraint violation; it stops when F1 + F2 &lt; tolerance.
+     * Section IV-C2: minimise Eq. 4's cost Σ c_k b_k² subject to Eq. 3 = ε0 by gradient descent,
+     * from plain RDP's scale. The printed update (Eq. 6–7) puts absolute values around the
+     * gradients, which leaves the direction open; we step along the true gradient of the
+     * Lagrangian, −(2 c_k b_k + λ ∂ε/∂b_k), with λ at its stationary value
+     * λ = 2 cost / ε (Euler's relation for the two homogeneous terms), and replace the λ ascent by an exact rescale onto Eq. 3 = ε0
+     * after every step (Eq. 3 is homogeneous of degree −1 in b). With R = cost/ε and
+     * g_k = Σ_i Δ_i w_ik² / D_i^{3/2}, D_i = Σ_j (w_ij b_j)² c_j, the step on b_k is
+     * −η · 2 c_k b_k (1 − R g_k) in units of the plain scale. F is the mean of its squares.
      */
-    public static Lmgd lmgd(double[] q, double[] a, double eps0, double eta, double tolerance, int maxIterations) {
+    public static Lmgd lmgd(double[][] w, double[] delta, double[] c, double eps0, double eta, double tolerance,
+                            int maxIterations) {
         if (!(eta >= 0.01 && eta <= 0.1)) {
             throw new IllegalArgumentException("LMGD step eta must be in [0.01, 0.1], was " + eta);
         }
-        int m = q.length;
-        double bBar = na(q, a, eps0);
-        double qSum = 0;
-        double aMean = 0;
-        for (int r = 0; r < m; r++) {
-            qSum += q[r];
-            aMean += q[r] * a[r];
+        int m = c.length;
+        int nf = w.length;
+        double bPlain = plain(w, delta, c, eps0);
+        double[][] w2 = new double[nf][m];
+        for (int i = 0; i < nf; i++) {
+            for (int k = 0; k < m; k++) {
+                w2[i][k] = w[i][k] * w[i][k];
+            }
         }
-        aMean /= qSum;
         double[] u = new double[m];
         java.util.Arrays.fill(u, 1.0);
-        // Normalised problem: minimise Σ q u² / Q subject to h(u) = Σ q (a/ā) / u / Q − 1 = 0.
-        double lambda = 2.0;
+        double[] dInv = new double[nf];
         double f = Double.POSITIVE_INFINITY;
         int it = 0;
-        for (; it < maxIterations; it++) {
-            double f1 = 0;
-            for (int r = 0; r < m; r++) {
-                double g = 2 * u[r] - lambda * (a[r] / aMean) / (u[r] * u[r]);
-                f1 += g * g;
-                u[r] = Math.max(1e-6, u[r] - eta * g);
+        while (it < maxIterations) {
+            it++;
+            double eps = 0;
+            for (int i = 0; i < nf; i++) {
+                double d = 0;
+                for (int k = 0; k < m; k++) {
+                    d += w2[i][k] * u[k] * u[k] * c[k];
+                }
+                double r = 1 / Math.sqrt(d);
+                eps += delta[i] * r;
+                dInv[i] = delta[i] * r * r * r;
             }
-            f1 /= m;
-            double h = -1;
-            for (int r = 0; r < m; r++) {
-                h += q[r] * (a[r] / aMean) / u[r] / qSum;
+            double cost = 0;
+            for (int k = 0; k < m; k++) {
+                cost += c[k] * u[k] * u[k];
             }
-            lambda += eta * 10 * h;
-            f = f1 + h * h;
+            double ratio = cost / eps;
+            f = 0;
+            for (int k = 0; k < m; k++) {
+                double g = 0;
+                for (int i = 0; i < nf; i++) {
+                    g += dInv[i] * w2[i][k];
+                }
+                double step = 2 * c[k] * u[k] * (1 - ratio * g);
+                f += step * step;
+                u[k] = Math.max(0, u[k] - eta * step);
+            }
+            f /= m;
+            // Back onto the constraint: b = u·b_plain spends ε(u)/b_plain, and ε(t·b) = ε(b)/t.
+            double t = epsilon(w, delta, c, u) / (bPlain * eps0);
+            for (int k = 0; k < m; k++) {
+                u[k] *= t;
+            }
             if (f < tolerance) {
-                it++;
                 break;
             }
         }
         double[] b = new double[m];
-        for (int r = 0; r < m; r++) {
-            b[r] = u[r] * bBar;
+        for (int k = 0; k < m; k++) {
+            b[k] = u[k] * bPlain;
         }
-        // The last λ step leaves a small violation; rescaling meets the budget exactly, so the
-        // scales spend ε0 and not a little more.
-        double cost = 0;
-        for (int r = 0; r < m; r++) {
-            cost += q[r] * a[r] / b[r];
-        }
-        double fix = cost / eps0;
-        for (int r = 0; r < m; r++) {
-            b[r] *= fix;
-        }
-        return new Lmgd(b, it, f, f < tolerance);
+        return new Lmgd(rescaled(w, delta, c, b, eps0), it, f, f < tolerance);
     }
 
     /**

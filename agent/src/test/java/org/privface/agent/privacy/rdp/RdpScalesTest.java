@@ -61,51 +61,87 @@ class RdpScalesTest {
         }
     }
 
-    @Test
-    void naAndUniformMeetTheirBudgetsExactly() {
-        double[] q = RdpScales.inclusion(0.02, 500);
-        double[] a = weights(500, 1);
-        double b = RdpScales.na(q, a, 0.4);
-        double cost = 0;
-        for (int r = 0; r < q.length; r++) {
-            cost += q[r] * a[r] / b;
+    /** A random M_F × m weight matrix with a few near-zero weights, as eigenfaces have. */
+    private static double[][] matrix(int nf, int m, long seed) {
+        Random r = new Random(seed);
+        double[][] w = new double[nf][m];
+        for (int i = 0; i < nf; i++) {
+            for (int k = 0; k < m; k++) {
+                w[i][k] = r.nextGaussian() * (k % 17 == 0 ? 1e-4 : 0.1);
+            }
         }
-        assertEquals(0.4, cost, 1e-12);
+        return w;
     }
 
     @Test
-    void lmgdConvergesToTheLagrangeOptimumAndReportsIterations() {
-        double[] q = RdpScales.inclusion(0.02, 500);
-        double[] a = weights(500, 2);
-        for (double eps : new double[] {0.2, 1.0}) {
-            RdpScales.Lmgd r = RdpScales.lmgd(q, a, eps, 0.05, 1e-12, 50_000);
-            double[] exact = RdpScales.lagrange(q, a, eps);
-            assertTrue(r.converged(), "converged, F = " + r.residual());
-            assertTrue(r.iterations() > 1);
-            for (int i = 0; i < exact.length; i++) {
-                assertEquals(exact[i], r.scales()[i], 1e-3 * exact[i], "rank " + i);
-            }
-            // The optimum spends the budget exactly and has less expected noise than NA's flat scale.
-            double cost = 0;
-            double mse = 0;
-            double naMse = 0;
-            double bNa = RdpScales.na(q, a, eps);
-            for (int i = 0; i < q.length; i++) {
-                cost += q[i] * a[i] / r.scales()[i];
-                mse += q[i] * 2 * r.scales()[i] * r.scales()[i];
-                naMse += q[i] * 2 * bNa * bNa;
-            }
-            assertEquals(eps, cost, 1e-9 * eps);
-            assertTrue(mse <= naMse * (1 + 1e-9), "LMGD " + mse + " vs NA " + naMse);
+    void paperWeightsAreTheUnnormalisedGeometricTail() {
+        double p = 0.02;
+        int mP = 700;
+        double[] c = RdpScales.paperWeights(p, mP, mP);
+        double[] q = RdpScales.inclusion(p, mP);
+        double sum = 0;
+        for (int k = 0; k < mP; k++) {
+            sum += c[k];
+            assertEquals((1 - p) * (1 - Math.pow(1 - p, mP)) * q[k], c[k], 1e-12, "c_" + (k + 1));
         }
+        assertEquals(sum, RdpScales.paperWeightSum(p, mP), 1e-9);
+        assertEquals(0.98 - Math.pow(0.98, mP + 1), c[0], 1e-15);
+    }
+
+    @Test
+    void plainRescaledNaAndLmgdSpendEq3Exactly() {
+        double p = 0.02;
+        int m = 300;
+        double[][] w = matrix(8, m, 7);
+        double[] delta = weights(8, 8);
+        double[] c = RdpScales.paperWeights(p, m, m);
+        for (double eps : new double[] {0.2, 1.0}) {
+            double[] plain = new double[m];
+            java.util.Arrays.fill(plain, RdpScales.plain(w, delta, c, eps));
+            assertEquals(eps, RdpScales.epsilon(w, delta, c, plain), 1e-12 * eps, "plain RDP");
+            double[] na = RdpScales.naPrinted(w, delta, p, m, m, eps);
+            assertEquals(eps, RdpScales.epsilon(w, delta, c, RdpScales.rescaled(w, delta, c, na, eps)), 1e-12 * eps);
+            RdpScales.Lmgd r = RdpScales.lmgd(w, delta, c, eps, 0.05, 1e-14, 2000);
+            assertEquals(eps, RdpScales.epsilon(w, delta, c, r.scales()), 1e-9 * eps, "LMGD");
+            assertTrue(r.iterations() > 1);
+            // LMGD minimises Eq. 4's cost from plain RDP's start, so it ends below it.
+            assertTrue(cost(c, r.scales()) < cost(c, plain), cost(c, r.scales()) + " vs " + cost(c, plain));
+        }
+    }
+
+    @Test
+    void printedNaSpendsAtMostEpsilonPerFeature() {
+        // Each feature's term of Eq. 3 is at most ε0 under the printed NA scales, with equality for one feature.
+        double p = 0.02;
+        int m = 200;
+        double[] c = RdpScales.paperWeights(p, m, m);
+        double[][] one = matrix(1, m, 9);
+        double[] delta = {0.7};
+        assertEquals(0.3, RdpScales.epsilon(one, delta, c, RdpScales.naPrinted(one, delta, p, m, m, 0.3)), 1e-12);
+        double[][] w = matrix(6, m, 10);
+        double[] d6 = weights(6, 11);
+        double[] b = RdpScales.naPrinted(w, d6, p, m, m, 0.3);
+        for (int i = 0; i < 6; i++) {
+            double e = RdpScales.epsilon(new double[][] {w[i]}, new double[] {d6[i]}, c, b);
+            assertTrue(e <= 0.3 * (1 + 1e-12), "feature " + i + " spends " + e);
+        }
+    }
+
+    private static double cost(double[] c, double[] b) {
+        double s = 0;
+        for (int k = 0; k < c.length; k++) {
+            s += c[k] * b[k] * b[k];
+        }
+        return s;
     }
 
     @Test
     void lmgdStepMustBeInThePapersRange() {
-        double[] q = RdpScales.inclusion(0.02, 10);
-        double[] a = weights(10, 3);
-        assertThrows(IllegalArgumentException.class, () -> RdpScales.lmgd(q, a, 1, 0.5, 1e-9, 10));
-        assertThrows(IllegalArgumentException.class, () -> RdpScales.lmgd(q, a, 1, 0.001, 1e-9, 10));
+        double[][] w = matrix(2, 10, 3);
+        double[] d = {1, 1};
+        double[] c = RdpScales.paperWeights(0.02, 10, 10);
+        assertThrows(IllegalArgumentException.class, () -> RdpScales.lmgd(w, d, c, 1, 0.5, 1e-9, 10));
+        assertThrows(IllegalArgumentException.class, () -> RdpScales.lmgd(w, d, c, 1, 0.001, 1e-9, 10));
     }
 
     @Test
