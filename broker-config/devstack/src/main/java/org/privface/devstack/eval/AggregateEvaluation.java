@@ -50,7 +50,9 @@ public final class AggregateEvaluation {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opt = EvalOptions.parse(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
-                .orElse("../shared/datasets"), "--out", "docs/results", "--reps", "5", "--sets", "lfw5,orl"), args);
+                .orElse("../shared/datasets"), "--out", "docs/results", "--reps", "5", "--sets", "lfw5,orl",
+                "--only", "aggregates,soto-table1,kng-fig1"), args);
+        List<String> only = Arrays.asList(opt.get("--only").split(","));
         System.setProperty("java.awt.headless", "true");
         OpenCv.load();
         Path out = Files.createDirectories(Path.of(opt.get("--out")));
@@ -61,8 +63,17 @@ public final class AggregateEvaluation {
                 System.err.println("skipping " + set + ": " + dir + " not found (set FACE_DATASETS or --datasets)");
                 continue;
             }
-            LabelledFaces data = set.startsWith("orl") ? FaceDatasets.orl(dir, SHAPE) : FaceDatasets.lfw(dir, SHAPE);
-            run(set, data, reps, out);
+            if (only.contains("aggregates")) {
+                LabelledFaces data = set.startsWith("orl") ? FaceDatasets.orl(dir, SHAPE) : FaceDatasets.lfw(dir, SHAPE);
+                run(set, data, reps, out);
+            }
+            if (only.contains("soto-table1")) {
+                // Soto et al.'s Table 1 on all of the set's faces at the paper-era 47x62 crop.
+                SotoGdpTable.run(set, set.startsWith("orl") ? FaceDatasets.orl(dir) : FaceDatasets.lfw(dir), 20, out);
+            }
+        }
+        if (only.contains("kng-fig1")) {
+            KngSphereFigure.run(200, out);
         }
     }
 
