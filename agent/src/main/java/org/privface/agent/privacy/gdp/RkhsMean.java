@@ -108,7 +108,22 @@ public final class RkhsMean {
         return fromCoefficients(gaussian.addNoise(c, sigmas));
     }
 
-    private double[] shrunkCoefficients(double[][] curves) {
+    /** b_j on the grid, unit in L²[0,1] (for tests of the sensitivity). */
+    double[] basisFunction(int j) {
+        double[] b = vectors[j].clone();
+        for (int t = 0; t < b.length; t++) {
+            b[t] *= Math.sqrt(points);
+        }
+        return b;
+    }
+
+    /** The operator's eigenvalues λ_j (for tests of the sensitivity). */
+    double[] eigenvalues() {
+        return lambda.clone();
+    }
+
+    /** ⟨h, b_j⟩ of the regularised mean, before noise (for tests of the sensitivity). */
+    double[] shrunkCoefficients(double[][] curves) {
         if (curves.length < 1) {
             throw new IllegalArgumentException("need at least one curve");
         }

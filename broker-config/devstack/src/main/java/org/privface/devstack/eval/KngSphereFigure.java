@@ -22,7 +22,8 @@ import org.privface.agent.privacy.aggregate.Sphere;
  * of radius r = π/8 about the north pole.
  */
 final class KngSphereFigure {
-    static final double R = Math.PI / 8;
+    /** The supplement's radius is not available; two values either side of where KNG overtakes the projected Laplace. */
+    static final double[] RADII = {Math.PI / 16, Math.PI / 8};
     static final double EPSILON = 1;
     static final int[] NS = {10, 20, 50, 100, 200, 500};
 
@@ -30,14 +31,22 @@ final class KngSphereFigure {
     }
 
     static void run(int reps, Path out) throws IOException {
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("kng-sphere-figure1.csv")))) {
+            csv.println("method,n,epsilon,r,sensitivity,distance_mean,distance_se,reps");
+            for (double r : RADII) {
+                run(r, reps, csv, out.resolve("kng-sphere-figure1-r" + (int) Math.round(Math.PI / r) + ".png"));
+            }
+        }
+    }
+
+    static void run(double R, int reps, PrintWriter csv, Path png) throws IOException {
         SecureRandom random = new SecureRandom();
         KNormGradient kng = new KNormGradient();
         double[] pole = {0, 0, 1};
         String[] methods = {"KNG on the sphere", "Laplace on the sphere", "Euclidean Laplace in R3", "Euclidean Laplace projected"};
         double[][] mean = new double[methods.length][NS.length];
         double[][] se = new double[methods.length][NS.length];
-        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("kng-sphere-figure1.csv")))) {
-            csv.println("method,n,epsilon,r,sensitivity,distance_mean,distance_se,reps");
+        {
             for (int a = 0; a < NS.length; a++) {
                 int n = NS[a];
                 double[][] dist = new double[methods.length][reps];
@@ -81,7 +90,7 @@ final class KngSphereFigure {
             }
             series.add(new Charts.Series(methods[m], xs, mean[m], err));
         }
-        Charts.line(out.resolve("kng-sphere-figure1.png"), "Soto et al. Figure 1 (left): Frechet mean on S^2, eps = 1, r = pi/8",
+        Charts.line(png, "Soto et al. Figure 1 (left): Frechet mean on S^2, eps = 1, r = pi/" + Math.round(Math.PI / R),
                 "n (log)", "mean Euclidean distance to the Frechet mean (+/- 2 SE)", true, Charts.YAxis.LOG,
                 Styler.LegendPosition.InsideNE, series);
     }

@@ -218,8 +218,10 @@ public final class PeepEvaluation {
                     line.stream().mapToDouble(Point::nc).toArray(), line.stream().mapToDouble(Point::f1).toArray(),
                     line.stream().mapToDouble(Point::f1Sd).toArray()));
         }
-        writeCsv(out.resolve("peep-" + name + "-nc.csv"), points, true);
-        Charts.line(out.resolve("peep-" + name + "-nc.png"), "PEEP on " + name + " (Figure 10): number of eigenfaces",
+        // Section 5.5's pixel reading keeps the historical file names; the other reading gets its own.
+        String suffix = mode == SensitivityMode.PAPER_PIXEL ? "" : "-" + mode.wireName();
+        writeCsv(out.resolve("peep-" + name + "-nc" + suffix + ".csv"), points, true);
+        Charts.line(out.resolve("peep-" + name + "-nc" + suffix + ".png"), "PEEP on " + name + " (Figure 10): number of eigenfaces",
                 "nc (log)", "weighted F1", true, series);
     }
 

@@ -27,7 +27,7 @@ final class SotoGdpTable {
     /** The paper's φ_z and μ_z (Section 5); μ_T = √(J·(μ_x² + μ_y² + μ_z²)) = 2.9661 with μ_x = μ_y = 0.2. */
     static final double PHI = 0.005;
     static final double MU_Z = 0.55;
-    static final double PAPER_MU_T = Math.sqrt(J * (0.2 * 0.2 + 0.2 * 0.2 + MU_Z * MU_Z));
+    static final int PAPER_COORDINATES = 7150 * 3;
     /** The kernel range ρ is not given in the text: two plausible values are run. */
     static final double[] RHOS = {0.25, 1.0};
 
@@ -69,9 +69,9 @@ final class SotoGdpTable {
             // Point-wise: three readings of Δ_k.
             for (double muT : new double[] {2, 3}) {
                 double paper = muT == 2 ? 14 : 7.5807;
-                double muP = muT / Math.sqrt(pixels);
                 for (String reading : new String[] {"printed: range over faces", "range/n (the mean's sensitivity)",
-                        "strict: pixel bound 1/n"}) {
+                        "strict: pixel bound 1/n", "range/n; mu split over the paper's 7150x3 coordinates"}) {
+                    double muP = muT / Math.sqrt(reading.contains("7150") ? PAPER_COORDINATES : pixels);
                     double[] mse = new double[reps];
                     for (int r = 0; r < reps; r++) {
                         double[] x = new double[pixels];
