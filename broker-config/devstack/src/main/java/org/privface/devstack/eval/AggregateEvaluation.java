@@ -33,7 +33,9 @@ import org.privface.agent.privacy.gdp.MuGdp;
  *   <li>the Fréchet mean of its L2-normalised eigen-features on the unit sphere, by KNG.</li>
  * </ul>
  * Faces are downsampled to 24×32 so a d×d second moment stays small. Clip radii are public
- * constants, never read from the faces.
+ * constants, never read from the faces. {@code --only} picks parts: {@code aggregates} (the above),
+ * {@code soto-table1} ({@link SotoGdpTable}) and {@code kng-fig1} ({@link KngSphereFigure}), the
+ * papers' own experiments (issue 21).
  *
  * <pre>mvn -B -q -Paggregate-eval install -DskipTests</pre>
  */
