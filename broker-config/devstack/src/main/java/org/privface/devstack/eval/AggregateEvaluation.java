@@ -33,7 +33,9 @@ import org.privface.agent.privacy.gdp.MuGdp;
  *   <li>the Fréchet mean of its L2-normalised eigen-features on the unit sphere, by KNG.</li>
  * </ul>
  * Faces are downsampled to 24×32 so a d×d second moment stays small. Clip radii are public
- * constants, never read from the faces.
+ * constants, never read from the faces. {@code --only} picks parts: {@code aggregates} (the above),
+ * {@code soto-table1} ({@link SotoGdpTable}) and {@code kng-fig1} ({@link KngSphereFigure}), the
+ * papers' own experiments (issue 21).
  *
  * <pre>mvn -B -q -Paggregate-eval install -DskipTests</pre>
  */
@@ -50,7 +52,9 @@ public final class AggregateEvaluation {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opt = EvalOptions.parse(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
-                .orElse("../shared/datasets"), "--out", "docs/results", "--reps", "5", "--sets", "lfw5,orl"), args);
+                .orElse("../shared/datasets"), "--out", "docs/results", "--reps", "5", "--sets", "lfw5,orl",
+                "--only", "aggregates,soto-table1,kng-fig1"), args);
+        List<String> only = Arrays.asList(opt.get("--only").split(","));
         System.setProperty("java.awt.headless", "true");
         OpenCv.load();
         Path out = Files.createDirectories(Path.of(opt.get("--out")));
@@ -61,8 +65,17 @@ public final class AggregateEvaluation {
                 System.err.println("skipping " + set + ": " + dir + " not found (set FACE_DATASETS or --datasets)");
                 continue;
             }
-            LabelledFaces data = set.startsWith("orl") ? FaceDatasets.orl(dir, SHAPE) : FaceDatasets.lfw(dir, SHAPE);
-            run(set, data, reps, out);
+            if (only.contains("aggregates")) {
+                LabelledFaces data = set.startsWith("orl") ? FaceDatasets.orl(dir, SHAPE) : FaceDatasets.lfw(dir, SHAPE);
+                run(set, data, reps, out);
+            }
+            if (only.contains("soto-table1")) {
+                // Soto et al.'s Table 1 on all of the set's faces at the paper-era 47x62 crop.
+                SotoGdpTable.run(set, set.startsWith("orl") ? FaceDatasets.orl(dir) : FaceDatasets.lfw(dir), 20, out);
+            }
+        }
+        if (only.contains("kng-fig1")) {
+            KngSphereFigure.run(200, out);
         }
     }
 
