@@ -129,6 +129,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         Files.createDirectories(settings.getDataDir());
         FaceFinder enrollDetector = detector(null);
         LOG.info("face detector: {}", enrollDetector.describe());
+        Mechanisms.BasisFit.parse(settings.getBasisFit()); // refuses an unpaid enrollment fit before anything opens
         EnrollmentLedger ledger = settings.getEnrollFolder() == null ? null : openLedger(policies);
         Mechanisms mechanisms = new Mechanisms(settings, enrollDetector, ledger);
         FaceMechanism first = mechanisms.forRelease(policy, policy.budgetPolicy().epsilonPerRelease(policy.epsilon()));
@@ -253,7 +254,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         Path file = settings.getDataDir().resolve(ENROLLMENT_LEDGER);
         try {
             Double cap = settings.getFloor().getEnrollmentEpsilonCap();
-            return EnrollmentLedger.open(file, cap != null ? cap : settings.getEnrollReleases() * policies.floor().epsilonMax());
+            return EnrollmentLedger.open(file, cap != null ? cap : Mechanisms.defaultEnrollmentCap(settings,
+                    policies.floor().epsilonMax()));
         } catch (IOException | RuntimeException e) {
             // Releasing without the ledger could pass an image's cap: enrollment stops, the cameras go on.
             LOG.error("enrollments are not published: {}", e.getMessage());

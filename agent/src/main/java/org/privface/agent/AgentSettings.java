@@ -176,7 +176,8 @@ public class AgentSettings {
         private Duration windowMin = org.privface.agent.policy.PrivacyFloor.DEFAULT_WINDOW_MIN;
         /**
          * Composed ε each enrollment image may spend over the gateway's whole life (the enrollment
-         * ledger); unset, enroll-releases × epsilon-max: one enrollment at the highest ε the floor allows.
+         * ledger); unset, enroll-releases × epsilon-max: one enrollment at the highest ε the floor allows,
+         * plus, with basis-fit private, one private basis fit at basis-fit-mu.
          */
         private Double enrollmentEpsilonCap;
 

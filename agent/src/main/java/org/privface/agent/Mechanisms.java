@@ -116,6 +116,16 @@ final class Mechanisms {
     }
 
     /**
+     * An enrolled image's cap when local configuration sets none: enroll-releases releases at the
+     * floor's highest ε, plus, with a private basis, one fit, so the fit does not crowd out the
+     * enrollment it exists for.
+     */
+    static double defaultEnrollmentCap(AgentSettings s, double epsilonMax) {
+        double fitMu = BasisFit.parse(s.getBasisFit()) == BasisFit.PRIVATE ? s.getBasisFitMu() : 0;
+        return MuGdp.combinedEpsilon(s.getEnrollReleases() * epsilonMax, fitMu, MuGdp.DEFAULT_DELTA);
+    }
+
+    /**
      * @param epsilonPerRelease ε of the release (PEEP, RDP)
      * @param muPerRelease      μ of the release (GAUSSIAN); NaN to derive it from ε at the default δ
      */

@@ -212,6 +212,10 @@ class EnrollmentTest {
         AgentSettings s = new AgentSettings();
         s.setBasisFit("enrollment");
         assertThrows(IllegalArgumentException.class, () -> new Mechanisms(s, detector, null));
+        AgentSettings defaults = new AgentSettings();
+        assertEquals(100 + FIT, Mechanisms.defaultEnrollmentCap(defaults, 100), 1e-12, "room for one enrollment and the fit");
+        defaults.setBasisFit("public-file");
+        assertEquals(100.0, Mechanisms.defaultEnrollmentCap(defaults, 100), 1e-12, "no fit to pay for");
 
         Path file = dir.resolve("public.eigf");
         java.util.Random rnd = new java.util.Random(3);
