@@ -135,7 +135,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             LOG.info("face embedding: {} from {}", settings.getEmbedder().spec().model().getFileName(),
                     settings.getEmbedder().spec().model().toAbsolutePath().getParent());
         }
-        Mechanisms mechanisms = new Mechanisms(settings, enrollDetector);
+        Mechanisms.BasisFit.parse(settings.getBasisFit()); // refuses an unpaid enrollment fit before anything opens
+        EnrollmentLedger ledger = settings.getEnrollFolder() == null ? null : openLedger(policies);
+        Mechanisms mechanisms = new Mechanisms(settings, enrollDetector, ledger);
         FaceMechanism first = mechanisms.forRelease(policy, policy.budgetPolicy().epsilonPerRelease(policy.epsilon()));
         LOG.info("policy v{}: {} {} at epsilon {} per track ({}), {} per release; floor {}",
                 policies.current().version(), policy.mechanism(), policy.mode(), policy.epsilon(), policy.budget(),
@@ -163,8 +165,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                     ControlSignatures.of(settings, json));
         }
 
-        if (settings.isPublishEnrollments() && settings.getEnrollFolder() != null) {
-            startEnrollment(mechanisms, policies);
+        if (settings.isPublishEnrollments() && ledger != null) {
+            startEnrollment(mechanisms, policies, ledger);
         }
 
         for (Camera c : cameras()) {
@@ -212,18 +214,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
      * change that leaves the form as it was releases nothing. Changes are handled one at a time on
      * one thread, each with the policy in force when it runs, so the last change always wins.
      */
-    private void startEnrollment(Mechanisms mechanisms, PolicyStore policies) throws InterruptedException {
-        Path file = settings.getDataDir().resolve(ENROLLMENT_LEDGER);
-        EnrollmentLedger ledger;
-        try {
-            Double cap = settings.getFloor().getEnrollmentEpsilonCap();
-            ledger = EnrollmentLedger.open(file, cap != null ? cap : settings.getEnrollReleases() * policies.floor().epsilonMax());
-        } catch (IOException | RuntimeException e) {
-            // Releasing without the ledger could pass an image's cap: enrollment stops, the cameras go on.
-            LOG.error("enrollments are not published: {}", e.getMessage());
-            state.register("enrollment", () -> Map.of("error", String.valueOf(e.getMessage())));
-            return;
-        }
+    private void startEnrollment(Mechanisms mechanisms, PolicyStore policies, EnrollmentLedger ledger)
+            throws InterruptedException {
         Enrollment en = new Enrollment(settings.getEnrollFolder(), settings.getEnrollReleases(), mechanisms, publisher, uplink,
                 ledger);
         enrollment = en;
@@ -258,6 +250,25 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
         replayed.set(true);
         en.publish(policies.current().policy());
+    }
+
+    /**
+     * The enrollment ledger, opened before any basis is fitted: a private fit is charged to it.
+     * Null when it cannot be opened; then nothing is enrolled and no basis is fitted on the
+     * enrollment (the cameras go on only where the policy needs no such fit).
+     */
+    private EnrollmentLedger openLedger(PolicyStore policies) {
+        Path file = settings.getDataDir().resolve(ENROLLMENT_LEDGER);
+        try {
+            Double cap = settings.getFloor().getEnrollmentEpsilonCap();
+            return EnrollmentLedger.open(file, cap != null ? cap : Mechanisms.defaultEnrollmentCap(settings,
+                    policies.floor().epsilonMax()));
+        } catch (IOException | RuntimeException e) {
+            // Releasing without the ledger could pass an image's cap: enrollment stops, the cameras go on.
+            LOG.error("enrollments are not published: {}", e.getMessage());
+            state.register("enrollment", () -> Map.of("error", String.valueOf(e.getMessage())));
+            return null;
+        }
     }
 
     static final Duration REPLAY_WAIT = Duration.ofSeconds(30);

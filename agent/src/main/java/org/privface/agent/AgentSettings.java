@@ -22,8 +22,15 @@ public class AgentSettings {
     private String source;
     /** Folder-per-person faces on the gateway: fits the basis and, if enabled, enrolls them. */
     private Path enrollFolder;
-    /** Where the fitted basis is kept on the gateway; reused when present. */
+    /** A PEEP basis fitted on faces that are not enrolled here; read when basis-fit is public-file. */
     private Path basisFile;
+    /**
+     * Where the pixel mechanisms' basis comes from: private (a μ-GDP fit on the enrollment, charged
+     * to each enrolled image) or public-file (basis-file). "enrollment", a fit without privacy, is refused.
+     */
+    private String basisFit = "private";
+    /** μ of the private basis fit, charged once per fit to every enrolled image it was fitted on. */
+    private double basisFitMu = 2.0;
     private boolean publishEnrollments = true;
     /** Independent releases per enrolled image; each one spends the per-face ε again. */
     private int enrollReleases = 1;
@@ -169,7 +176,8 @@ public class AgentSettings {
         private Duration windowMin = org.privface.agent.policy.PrivacyFloor.DEFAULT_WINDOW_MIN;
         /**
          * Composed ε each enrollment image may spend over the gateway's whole life (the enrollment
-         * ledger); unset, enroll-releases × epsilon-max: one enrollment at the highest ε the floor allows.
+         * ledger); unset, enroll-releases × epsilon-max: one enrollment at the highest ε the floor allows,
+         * plus, with basis-fit private, one private basis fit at basis-fit-mu.
          */
         private Double enrollmentEpsilonCap;
 
@@ -247,6 +255,10 @@ public class AgentSettings {
     public void setEnrollFolder(Path enrollFolder) { this.enrollFolder = enrollFolder; }
     public Path getBasisFile() { return basisFile; }
     public void setBasisFile(Path basisFile) { this.basisFile = basisFile; }
+    public String getBasisFit() { return basisFit; }
+    public void setBasisFit(String basisFit) { this.basisFit = basisFit; }
+    public double getBasisFitMu() { return basisFitMu; }
+    public void setBasisFitMu(double basisFitMu) { this.basisFitMu = basisFitMu; }
     public boolean isPublishEnrollments() { return publishEnrollments; }
     public void setPublishEnrollments(boolean publishEnrollments) { this.publishEnrollments = publishEnrollments; }
     public int getEnrollReleases() { return enrollReleases; }

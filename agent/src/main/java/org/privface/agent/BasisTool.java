@@ -13,7 +13,10 @@ import org.privface.agent.privacy.EigenStats;
 
 /**
  * Builds eigenbases on gateways. Faces are read from folder-per-person images and found with the
- * default cascade; nothing but statistics or the basis is written.
+ * default cascade; nothing but statistics or the basis is written. A basis a gateway loads with
+ * {@code agent.basis-fit: public-file} must come from faces it does not enroll: its clamp ranges
+ * and clip radii are read off {@code --faces} ({@code fit}) or {@code --bounds-faces}
+ * ({@code merge}), so both must be such a set (docs/privacy.md, "Who a stated ε covers").
  *
  * <pre>
  *   fit           --faces DIR --nc N --out basis.bin

@@ -3,6 +3,10 @@ package org.privface.agent;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,6 +16,7 @@ import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.embed.FaceEmbedder;
 import org.privface.agent.embed.OnnxEmbedder;
+import org.privface.agent.enroll.EnrollmentLedger;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.privacy.fisher.FisherBasis;
@@ -26,23 +31,65 @@ import org.privface.agent.privacy.EigenBasis;
 import org.privface.agent.privacy.FaceMechanism;
 import org.privface.agent.privacy.PeepMechanism;
 import org.privface.agent.privacy.SecureLaplace;
+import org.privface.agent.privacy.Release;
 import org.privface.agent.privacy.SensitivityMode;
+import org.privface.agent.privacy.aggregate.PrivateCovariance;
+import org.privface.agent.privacy.aggregate.PrivateEigenfaces;
+import org.privface.agent.privacy.aggregate.PrivateMean;
 import org.privface.agent.privacy.rdp.RdpBasis;
 import org.privface.agent.privacy.rdp.RdpFaceMechanism;
 import org.privface.agent.privacy.rdp.RdpMechanism;
 import org.privface.agent.privacy.rdp.RdpMode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Builds the mechanism a policy calls for at a given ε per release. Bases are fitted once, from
- * the gateway's enrollment folder (or, for PEEP, loaded from the basis file), and mechanisms are
- * cached per (mechanism, mode, ε, image release), since budget policies reuse a few ε values.
+ * Builds the mechanism a policy calls for at a given ε per release, and the bases behind it.
+ * Mechanisms are cached per (mechanism, mode, ε, image release), since budget policies reuse a few
+ * ε values.
+ *
+ * <p>No enrolled face shapes the release of itself unpaid ({@link BasisFit}): the PEEP and
+ * GAUSSIAN eigenbasis and RDP's ranking come from a private fit charged to every enrolled image in
+ * the ledger, or from a public basis file; their clamp ranges and clip radii come with them. FISHER
+ * still fits on the enrolled identities, and its records say so. Every record's basisId ends in
+ * whom its ε covers: {@code .every-face} or {@code .query-faces-only}.
  */
 final class Mechanisms {
+    private static final Logger LOG = LoggerFactory.getLogger(Mechanisms.class);
     /** Haar levels for RDP's 64×64 crops: 8×8 approximation blocks. */
     static final int RDP_LEVELS = 3;
+    /** basisId suffix of a private fit: every face's record ε holds, and enrolled faces paid the fit in the ledger. */
+    static final String PRIVATE_FIT = ".dp-fit.every-face";
+    /** basisId suffix of a basis from an operator's public file. */
+    static final String PUBLIC_FILE = ".public-file.every-face";
+    /** basisId suffix of FISHER, whose directions are fitted on the enrolled identities without privacy. */
+    static final String QUERY_FACES_ONLY = ".query-faces-only";
+
+    /** Where the pixel mechanisms' basis comes from: {@code agent.basis-fit}. */
+    enum BasisFit {
+        /** Fitted on the enrollment folder at μ-GDP, charged to each image it was fitted on. */
+        PRIVATE,
+        /** Loaded from {@code agent.basis-file}, fitted elsewhere on faces that are not enrolled here. */
+        PUBLIC_FILE;
+
+        static BasisFit parse(String s) {
+            String v = s == null ? "" : s.trim().toLowerCase(Locale.ROOT);
+            return switch (v) {
+                case "private" -> PRIVATE;
+                case "public-file" -> PUBLIC_FILE;
+                case "enrollment" -> throw new IllegalArgumentException("agent.basis-fit=enrollment is refused: a basis"
+                        + " fitted on the enrolled faces without privacy would make their records' epsilon untrue"
+                        + " (docs/privacy.md, 'Who a stated epsilon covers'); use private or public-file");
+                default -> throw new IllegalArgumentException("unknown agent.basis-fit '" + s + "'; use private or public-file");
+            };
+        }
+    }
 
     private final AgentSettings settings;
     private final FaceFinder detector;
+    private final BasisFit basisFit;
+    /** Charged for private fits; null where none is open (a private fit then fails). */
+    private final EnrollmentLedger ledger;
     private final SecureLaplace laplace = new SecureLaplace();
     private final SecureGaussian gaussian = new SecureGaussian();
     private final Map<FaceCrops.Shape, LabelledFaces> enrollment = new ConcurrentHashMap<>();
@@ -53,9 +100,29 @@ final class Mechanisms {
 
     private volatile LabelledFaces enrolledEmbeddings;
 
-    Mechanisms(AgentSettings settings, FaceFinder detector) {
+    /**
+     * @param ledger the enrollment ledger that private fits are charged to; null when there is none
+     * @throws IllegalArgumentException when {@code agent.basis-fit} is unknown or refused
+     */
+    Mechanisms(AgentSettings settings, FaceFinder detector, EnrollmentLedger ledger) {
         this.settings = settings;
         this.detector = detector;
+        this.basisFit = BasisFit.parse(settings.getBasisFit());
+        this.ledger = ledger;
+        if (basisFit == BasisFit.PRIVATE && settings.getBasisFile() != null) {
+            LOG.warn("agent.basis-file {} is not read: agent.basis-fit is private (set public-file to use it)",
+                    settings.getBasisFile());
+        }
+    }
+
+    /**
+     * An enrolled image's cap when local configuration sets none: enroll-releases releases at the
+     * floor's highest ε, plus, with a private basis, one fit, so the fit does not crowd out the
+     * enrollment it exists for.
+     */
+    static double defaultEnrollmentCap(AgentSettings s, double epsilonMax) {
+        double fitMu = BasisFit.parse(s.getBasisFit()) == BasisFit.PRIVATE ? s.getBasisFitMu() : 0;
+        return MuGdp.combinedEpsilon(s.getEnrollReleases() * epsilonMax, fitMu, MuGdp.DEFAULT_DELTA);
     }
 
     /**
@@ -71,13 +138,15 @@ final class Mechanisms {
         FisherMechanism.Preset preset = p.mechanism() != Mechanism.FISHER ? null
                 : FisherMechanism.Preset.forEpsilon(p.budgetPolicy().epsilonPerRelease(p.epsilon()));
         String key = p.mechanism() + "/" + p.mode() + "/" + epsilonPerRelease + "/" + mu + "/" + p.imageRelease() + "/" + preset;
+        String covers = basisFit == BasisFit.PRIVATE ? PRIVATE_FIT : PUBLIC_FILE;
         return cache.computeIfAbsent(key, k -> switch (p.mechanism()) {
-            case PEEP -> new PeepMechanism(peepBasis(), SensitivityMode.fromWireName(p.mode()), epsilonPerRelease, laplace);
-            case RDP -> new RdpFaceMechanism(new RdpMechanism(rdpBasis(), RdpMode.parse(p.mode()), epsilonPerRelease, laplace),
-                    p.imageRelease());
+            case PEEP -> labelled(new PeepMechanism(peepBasis(), SensitivityMode.fromWireName(p.mode()), epsilonPerRelease,
+                    laplace), covers);
+            case RDP -> labelled(new RdpFaceMechanism(new RdpMechanism(rdpBasis(), RdpMode.parse(p.mode()), epsilonPerRelease,
+                    laplace), p.imageRelease()), covers);
             // φ = the largest eigenvalue: Δ = τ/√λ₁ and every coordinate's noise is at most τ/μ (docs/mechanisms.md).
-            case GAUSSIAN -> new GaussianMechanism(peepBasis(), mu, peepBasis().eigenvalues()[0], gaussian);
-            case FISHER -> new FisherMechanism(fisherBasis(preset), epsilonPerRelease, laplace);
+            case GAUSSIAN -> labelled(new GaussianMechanism(peepBasis(), mu, peepBasis().eigenvalues()[0], gaussian), covers);
+            case FISHER -> labelled(new FisherMechanism(fisherBasis(preset), epsilonPerRelease, laplace), QUERY_FACES_ONLY);
             // Takes the embedder's vector, not pixels (EmbeddingMechanism); the basis is the bundled public file.
             case EMBEDDING -> EmbeddingMechanism.publicPreset(EmbeddingBasis.DEFAULT_MODEL,
                     EmbeddingMechanism.Noise.parse(p.mode()), epsilonPerRelease,
@@ -144,27 +213,90 @@ final class Mechanisms {
         });
     }
 
+    /**
+     * The PEEP and GAUSSIAN eigenbasis: the operator's public file, or a private fit on the
+     * enrollment kept in the data directory, so a restart reuses it and charges nothing again.
+     */
     synchronized EigenBasis peepBasis() {
         if (peepBasis == null) {
-            try {
-                Path file = settings.getBasisFile();
-                if (file != null && Files.exists(file)) {
-                    peepBasis = EigenBasis.load(file);
-                } else {
-                    LabelledFaces faces = required(FaceCrops.Shape.PEEP);
-                    peepBasis = EigenBasis.fit(faces.faces(), settings.getComponents(), FaceCrops.WIDTH, FaceCrops.HEIGHT);
-                    if (file != null) {
-                        peepBasis.save(file);
-                    }
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot load or save the PEEP basis: " + e.getMessage(), e);
-            }
+            peepBasis = basisFit == BasisFit.PUBLIC_FILE ? publicFile() : privateFit(FaceCrops.Shape.PEEP);
         }
         return peepBasis;
     }
 
-    /** Fisher directions need the enrolled identities, so only the enrollment folder can fit them. */
+    private EigenBasis publicFile() {
+        Path file = settings.getBasisFile();
+        if (file == null || !Files.isRegularFile(file)) {
+            throw new IllegalStateException("agent.basis-fit is public-file but agent.basis-file " + file
+                    + " is not a file: fit one on faces that are not enrolled here (BasisTool fit --faces DIR)");
+        }
+        try {
+            return EigenBasis.load(file);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot load the PEEP basis " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A μ-GDP eigenbasis of the enrolled faces at a crop shape, charged to each image before it
+     * shapes any release. Images whose cap cannot take the charge are left out of the fit, so they
+     * shape nothing. Only the fitted basis is kept, at {@link #privateBasisFile}.
+     */
+    private EigenBasis privateFit(FaceCrops.Shape shape) {
+        Path kept = privateBasisFile(shape);
+        try {
+            if (Files.isRegularFile(kept)) {
+                return EigenBasis.load(kept);
+            }
+            if (ledger == null) {
+                throw new IllegalStateException("agent.basis-fit is private, but no enrollment ledger is open to charge the"
+                        + " fit to (set agent.enroll-folder; see the log for a damaged ledger)");
+            }
+            LabelledFaces faces = required(shape);
+            double mu = settings.getBasisFitMu();
+            List<double[]> included = new ArrayList<>();
+            List<String> hashes = new ArrayList<>();
+            for (int i = 0; i < faces.size(); i++) {
+                String hash = EnrollmentLedger.sha256(settings.getEnrollFolder().resolve(faces.origins().get(i)));
+                if (ledger.fitFits(hash, mu)) {
+                    included.add(faces.faces()[i]);
+                    hashes.add(hash);
+                } else {
+                    LOG.warn("enrollment image {} is left out of the private {}x{} basis fit: mu {} would pass its cap {}",
+                            faces.origins().get(i), shape.width(), shape.height(), mu, ledger.cap());
+                }
+            }
+            int nc = Math.min(settings.getComponents(), included.size() - 1);
+            if (nc < 1) {
+                throw new IllegalStateException("a private basis fit needs at least 2 enrollment faces within their cap, had "
+                        + included.size());
+            }
+            PrivateEigenfaces.Fit fit = PrivateEigenfaces.fit(included.toArray(double[][]::new), shape.width(),
+                    shape.height(), nc, mu, new PrivateMean(), new PrivateCovariance());
+            Instant now = Instant.now();
+            for (String h : hashes) {
+                ledger.chargeFit(h, fit.mu(), now);
+            }
+            Files.createDirectories(kept.getParent());
+            fit.basis().save(kept);
+            LOG.info("private {}x{} basis {} fitted at mu {} on {} enrollment image(s), each charged in the ledger; kept at {}",
+                    shape.width(), shape.height(), fit.basis().id(), fit.mu(), fit.n(), kept);
+            return fit.basis();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot fit or keep the private basis " + kept + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Where a private fit at a shape, nc and μ is kept: another setting is another fit, charged again. */
+    Path privateBasisFile(FaceCrops.Shape shape) {
+        return settings.getDataDir().resolve(String.format(Locale.ROOT, "private-basis-%dx%d-nc%d-mu%s.eigf", shape.width(),
+                shape.height(), settings.getComponents(), Double.toString(settings.getBasisFitMu())));
+    }
+
+    /**
+     * Fisher directions need the enrolled identities, so only the enrollment folder can fit them,
+     * without privacy: FISHER's records are labelled {@link #QUERY_FACES_ONLY}.
+     */
     FisherBasis fisherBasis(FisherMechanism.Preset preset) {
         return fisher.computeIfAbsent(preset, pr -> {
             LabelledFaces faces = required(FaceCrops.Shape.PEEP);
@@ -173,20 +305,52 @@ final class Mechanisms {
         });
     }
 
+    /**
+     * RDP's basis: its ranking from a private fit at 64×64 (RDP has no public basis file) and its
+     * clamp ranges the full range of every coefficient, so no face shapes them.
+     */
     synchronized RdpBasis rdpBasis() {
         if (rdpBasis == null) {
-            LabelledFaces faces = required(FaceCrops.Shape.RDP);
-            rdpBasis = RdpBasis.fit(faces.faces(), settings.getComponents(), FaceCrops.Shape.RDP.width(),
-                    FaceCrops.Shape.RDP.height(), RDP_LEVELS);
+            if (basisFit != BasisFit.PRIVATE) {
+                throw new IllegalStateException("RDP has no public basis file: use agent.basis-fit=private");
+            }
+            rdpBasis = RdpBasis.withFullRanges(privateFit(FaceCrops.Shape.RDP), RDP_LEVELS);
         }
         return rdpBasis;
+    }
+
+    /** The mechanism with its records' basisId suffixed by whom their ε covers; the recognizer keys models by it. */
+    private static FaceMechanism labelled(FaceMechanism m, String covers) {
+        return new FaceMechanism() {
+            @Override
+            public int width() {
+                return m.width();
+            }
+
+            @Override
+            public int height() {
+                return m.height();
+            }
+
+            @Override
+            public Release perturb(double[] face) {
+                Release r = m.perturb(face);
+                return new Release(r.vector(), r.mechanism(), r.mode(), r.epsilonPerCoordinate(), r.epsilonPerFace(),
+                        r.noiseScale(), r.basisId() + covers, r.image(), r.delta(), r.mu());
+            }
+
+            @Override
+            public double epsilonPerFace() {
+                return m.epsilonPerFace();
+            }
+        };
     }
 
     private LabelledFaces required(FaceCrops.Shape shape) {
         LabelledFaces faces = enrollment(shape);
         if (faces == null) {
-            throw new IllegalStateException("no basis: set agent.basis-file to an existing PEEP basis or agent.enroll-folder to fit one"
-                    + (shape == FaceCrops.Shape.RDP ? " (RDP fits its basis from agent.enroll-folder)" : ""));
+            throw new IllegalStateException("no basis: set agent.enroll-folder to fit one privately, or agent.basis-fit="
+                    + "public-file with agent.basis-file (PEEP and GAUSSIAN only)");
         }
         return faces;
     }

@@ -22,6 +22,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.privface.agent.privacy.gdp.MuGdp;
 import org.privface.kafka.testkit.RealKafka;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
@@ -171,7 +172,7 @@ class AgentPipelineTest implements TestPropertyProvider {
     void nothingButPerturbedRecordsAndTheAuditLogReachTheGatewaysDisk() throws Exception {
         assertTrue(pipeline.awaitCompletion());
         // The ε change above (16 to 64) is a new form for every enrollment image: under the cap of
-        // 1 × 64 each is refused (16 + 64 > 64), in the background. Wait for it, then for the spool.
+        // 1 × 64 + the fit each is refused (fit + 16 + 64 > 64 + fit), in the background. Wait for it, then for the spool.
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         Map<?, ?> enrollment = (Map<?, ?>) gateway.report().get("enrollment");
         while (((Number) enrollment.get("refusedThisRun")).longValue() < ((Number) enrollment.get("images")).longValue()
@@ -181,7 +182,8 @@ class AgentPipelineTest implements TestPropertyProvider {
         }
         assertEquals(enrollment.get("images"), ((Number) enrollment.get("releasedThisRun")).intValue(), enrollment.toString());
         assertEquals(enrollment.get("images"), ((Number) enrollment.get("refusedThisRun")).intValue(), enrollment.toString());
-        assertEquals(16.0, enrollment.get("maxComposedEpsilon"), "the cap held");
+        double fit = MuGdp.epsilonFor(new AgentSettings().getBasisFitMu(), MuGdp.DEFAULT_DELTA);
+        assertEquals(16 + fit, (Double) enrollment.get("maxComposedEpsilon"), 1e-9, "the private fit and one release; the cap held");
         assertTrue(pipeline.uplink().drain(Duration.ofSeconds(60)));
         assertEquals(0, pipeline.uplink().spool().depth(), "every record acknowledged and removed from the spool");
         List<Path> files;
@@ -190,9 +192,11 @@ class AgentPipelineTest implements TestPropertyProvider {
         }
         for (Path f : files) {
             String name = DATA_DIR.relativize(f).toString();
+            // The private basis is the only statistic of the enrolled faces kept, and it is μ-GDP.
             assertTrue(name.equals("audit.jsonl") || name.equals(AgentPipeline.ENROLLMENT_LEDGER)
                             || name.equals("control-counters.json")
-                            || name.matches("spool/(checkpoint|spool\\.lock|seg-\\d+\\.log)"),
+                            || name.matches("spool/(checkpoint|spool\\.lock|seg-\\d+\\.log)")
+                            || name.matches("private-basis-47x62-nc12-mu2\\.0\\.eigf"),
                     "unexpected file on the gateway's disk: " + name);
             byte[] b = Files.readAllBytes(f);
             for (int i = 0; i + 3 < b.length; i++) {
@@ -260,7 +264,9 @@ class AgentPipelineTest implements TestPropertyProvider {
         assertTrue(report != null && report.contains("\"epsilonPerTrack\":0.1") && report.contains("\"floor\"")
                 && report.contains("\"windowMin\":\"PT10M\""), report);
         // The enrollment ledger's figures travel in the report.
-        assertTrue(report.contains("\"enrollment\":{") && report.contains("\"epsilonCap\":64.0"), report);
+        // Unset, the cap is one enrollment at the floor's highest ε (64) plus the private basis fit.
+        double cap = Mechanisms.defaultEnrollmentCap(new AgentSettings(), 64);
+        assertTrue(report.contains("\"enrollment\":{") && report.contains("\"epsilonCap\":" + cap), report);
     }
 
     @Test

@@ -21,6 +21,7 @@ import org.privface.agent.capture.Frame;
 import org.privface.agent.capture.FrameSource;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.enroll.EnrollmentLedger;
 import org.privface.agent.policy.AuditLog;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.PolicyOverride;
@@ -60,7 +61,8 @@ class CameraWorkerTest {
             PolicyStore store = new PolicyStore("workertest", policy, new PrivacyFloor(0.1, 100), Map.of(),
                     new AuditLog(dir.resolve("audit.jsonl"), ctx.getBean(ObjectMapper.class)));
             FaceDetector detector = new FaceDetector(s.getCascade(), s.getScaleFactor(), s.getMinNeighbors(), s.getMinFaceSize());
-            Mechanisms mechanisms = new Mechanisms(s, detector);
+            Mechanisms mechanisms = new Mechanisms(s, detector,
+                    EnrollmentLedger.open(dir.resolve(AgentPipeline.ENROLLMENT_LEDGER), 1000));
             SpoolingPublisher out = new SpoolingPublisher(dir);
             CameraWorker w = new CameraWorker("walkby", false, detector, store, mechanisms, out.publisher, out.uplink,
                     new OriginLog(null), new SimpleMeterRegistry());
@@ -170,13 +172,13 @@ class CameraWorkerTest {
      * answered: ε 40 per track with max-k:k=2 releases at 20, another band (k = 3, not 4).
      */
     @Test
-    void fisherEnrollmentAndQueriesShareOneBasisWhenTheBudgetSplitsEpsilon(@TempDir Path dir) {
+    void fisherEnrollmentAndQueriesShareOneBasisWhenTheBudgetSplitsEpsilon(@TempDir Path dir) throws Exception {
         AgentSettings s = new AgentSettings();
         s.setSiteId("workertest");
         s.setEnrollFolder(AgentPipelineTest.synthetic().resolve("enroll"));
         s.setDataDir(dir);
         FaceDetector detector = new FaceDetector(s.getCascade(), s.getScaleFactor(), s.getMinNeighbors(), s.getMinFaceSize());
-        Mechanisms mechanisms = new Mechanisms(s, detector);
+        Mechanisms mechanisms = new Mechanisms(s, detector, null);
         SitePolicy policy = new SitePolicy(Mechanism.FISHER, "l1-clip", 40, "max-k:k=2,every=1", Duration.ofMinutes(10), false);
         double perRelease = policy.budgetPolicy().epsilonPerRelease(policy.epsilon());
         assertEquals(20, perRelease, 1e-12);
@@ -185,5 +187,6 @@ class CameraWorkerTest {
         String enrollBasis = mechanisms.forRelease(policy, policy.epsilon()).perturb(face).basisId();
         String queryBasis = mechanisms.forRelease(policy, perRelease).perturb(face).basisId();
         assertEquals(enrollBasis, queryBasis);
+        assertTrue(enrollBasis.endsWith(Mechanisms.QUERY_FACES_ONLY), "FISHER is fitted on the enrolled identities: " + enrollBasis);
     }
 }

@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
  * and the two combine by basic composition at δ ({@link MuGdp#combinedEpsilon}). It also holds the
  * form of the image's latest releases (mechanism, mode, basis, ε, μ, image release) and how many
  * were made in it, so an image is released again only when the released form really changes.
+ * A private basis fitted on the enrollment is charged to every image it was fitted on
+ * ({@link #chargeFit}) as one more Gaussian release.
  *
  * <p>A charge is forced to disk before it is granted, and the caller releases only what was
  * granted: a crash can only under-release. The file is append-only, one line per change holding
@@ -53,6 +55,9 @@ public final class EnrollmentLedger {
      * Two releases of one form are interchangeable enrollments.
      */
     public record Form(String mechanism, String mode, String basisId, double epsilonPerFace, double mu, boolean image) {
+        /** The form of an image that has paid for a private fit but was never released: no release matches it. */
+        public static final Form FIT = new Form("FIT", "private-basis-fit", "-", 0, Double.NaN, false);
+
         public static Form of(Release r) {
             return new Form(r.mechanism(), r.mode(), r.basisId() == null ? "-" : r.basisId(), r.epsilonPerFace(),
                     r.mu(), r.image() != null);
@@ -204,6 +209,39 @@ public final class EnrollmentLedger {
         append(format(next) + "\n");
         entries.put(sha256, next);
         return new Charge(wanted, java.util.Arrays.copyOf(after, granted), refusedNow, next);
+    }
+
+    /** Whether a μ-GDP fit on this image (a private basis fitted on the enrollment) stays within its cap. */
+    public synchronized boolean fitFits(String sha256, double mu) {
+        return composedWithFit(entries.get(sha256), mu) <= cap;
+    }
+
+    /**
+     * Charges a μ-GDP fit that this image takes part in, once, before the fit shapes any release:
+     * its μ² adds to the image's Gaussian account as a release's would. The form and the releases
+     * made in it stay as they were, so the fit does not cause a re-release.
+     *
+     * @throws IllegalStateException when the fit would take the image past its cap (ask {@link #fitFits} first)
+     */
+    public synchronized Entry chargeFit(String sha256, double mu, Instant now) {
+        Privacy.checkMu(mu);
+        Entry e = entries.get(sha256);
+        if (composedWithFit(e, mu) > cap) {
+            throw new IllegalStateException("a fit at mu " + mu + " would take image " + sha256 + " past its cap " + cap);
+        }
+        Entry next = e == null
+                ? new Entry(sha256, Form.FIT, 0, 0, 0, mu * mu, 0, null, now, now)
+                : new Entry(sha256, e.form(), e.releasesInForm(), e.releases(), e.epsilonPure(), e.muSquared() + mu * mu,
+                e.refused(), e.refusedForm(), e.first(), now);
+        append(format(next) + "\n");
+        entries.put(sha256, next);
+        return next;
+    }
+
+    private static double composedWithFit(Entry e, double mu) {
+        double pure = e == null ? 0 : e.epsilonPure();
+        double muSq = (e == null ? 0 : e.muSquared()) + mu * mu;
+        return MuGdp.combinedEpsilon(pure, Math.sqrt(muSq), MuGdp.DEFAULT_DELTA);
     }
 
     public synchronized Entry entry(String sha256) {

@@ -123,6 +123,16 @@ public final class EigenBasis {
         return bounded(width, height, mean, comps, eig, faces);
     }
 
+    /**
+     * A basis whose clamp ranges and clip radii were fixed by the caller, not read off faces: for
+     * a privately fitted basis, whose bounds are post-processing of its private release.
+     */
+    public static EigenBasis withBounds(int width, int height, double[] mean, double[][] components, double[] eigenvalues,
+                                        double[] lower, double[] upper, double l1Radius, double l2Radius) {
+        return new EigenBasis(width, height, mean.clone(), components.clone(), eigenvalues.clone(), lower.clone(),
+                upper.clone(), l1Radius, l2Radius);
+    }
+
     /** The faces span fewer directions than asked for: only {@code carried} components have variance. */
     public static final class TooFewComponents extends IllegalArgumentException {
         private final int carried;

@@ -123,4 +123,35 @@ class EnrollmentLedgerTest {
         assertEquals(l.entry(B), again.entry(B));
         assertEquals(complete, Files.readString(f), "the torn line is cut off, the rest kept byte for byte");
     }
+
+    /**
+     * A private basis fit is charged once to each image it was fitted on, as a Gaussian release:
+     * persisted, composed with the image's releases, counted against the same cap, and without
+     * touching the form, so it causes no re-release.
+     */
+    @Test
+    void aPrivateFitIsChargedAsAGaussianReleaseAgainstTheSameCapAndSurvivesARestart(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("l.txt");
+        double fit = MuGdp.epsilonFor(2.0, MuGdp.DEFAULT_DELTA);
+        EnrollmentLedger l = EnrollmentLedger.open(f, 16 + fit);
+        assertTrue(l.fitFits(A, 2.0));
+        l.chargeFit(A, 2.0, T);
+        assertEquals(fit, l.entry(A).composedEpsilon(), 1e-12);
+        assertEquals(0, l.entry(A).releases(), "a fit is no release");
+        assertEquals(1, l.charge(A, PEEP16, 1, T).granted(), "16 + the fit reaches the cap exactly");
+        assertEquals(16 + fit, l.entry(A).composedEpsilon(), 1e-12);
+        assertEquals(0, l.charge(A, PEEP16, 1, T).granted(), "the fit counts against the cap");
+        assertTrue(!l.fitFits(A, 2.0), "a second fit would pass the cap");
+        assertThrows(IllegalStateException.class, () -> l.chargeFit(A, 2.0, T));
+
+        l.charge(B, PEEP16, 1, T);
+        l.chargeFit(B, 2.0, T);
+        assertEquals(1, l.releasesInForm(B, PEEP16), "the fit leaves the form as it was: no re-release");
+
+        EnrollmentLedger reopened = EnrollmentLedger.open(f, 16 + fit);
+        assertEquals(16 + fit, reopened.entry(A).composedEpsilon(), 1e-12);
+        assertEquals(4.0, reopened.entry(B).muSquared(), 1e-12);
+        assertEquals(1, reopened.releasesInForm(B, PEEP16));
+        assertEquals(16 + fit, reopened.stats().maxComposedEpsilon(), 1e-12, "the status report shows it");
+    }
 }

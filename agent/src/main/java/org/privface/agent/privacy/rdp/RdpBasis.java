@@ -9,7 +9,8 @@ import org.privface.agent.privacy.HaarWavelet;
  * Everything RDP precomputes per basis: the Haar transform, the eigenface feature map
  * F = Uᵀ(x − μ), and the weights w_ik = ∂F_i/∂C_k. Because x = Hᵀ C, the weights are
  * W = Uᵀ Hᵀ, whose row i is the forward Haar transform of eigenface i (H is orthonormal).
- * Nothing here depends on a face being perturbed: ranges are fixed from the fitting faces.
+ * Nothing here depends on a face being perturbed: ranges are fixed from the fitting faces, or
+ * ({@link #withFullRanges}) from no face at all.
  */
 public final class RdpBasis {
     private final HaarWavelet wavelet;
@@ -22,7 +23,7 @@ public final class RdpBasis {
     private final double[] omega;
     /** Δ_k = ‖ψ_k‖₁, the range of coefficient k over all images with pixels in [0, 1] (2^level for Haar). */
     private final double[] sensitivity;
-    /** Per-coefficient clamp range from the fitting faces, for STRICT. */
+    /** Per-coefficient clamp range from the fitting faces (or the full range), for STRICT. */
     private final double[] lower;
     private final double[] upper;
     /** H μ: the mean face's coefficients, used where STRICT releases nothing. */
@@ -55,21 +56,28 @@ public final class RdpBasis {
             influence[k] = Math.sqrt(omega[k] / max);
         }
         sensitivity = new double[d];
+        // Coefficient k = ⟨ψ_k, x⟩ over all images x ∈ [0,1]^d spans [Σ min(ψ_k,0), Σ max(ψ_k,0)].
+        double[] lowest = new double[d];
+        double[] highest = new double[d];
         double[] unit = new double[d];
         for (int k = 0; k < d; k++) {
             unit[k] = 1;
             double l1 = 0;
             for (double v : wavelet.inverse(unit)) {
                 l1 += Math.abs(v);
+                lowest[k] += Math.min(v, 0);
+                highest[k] += Math.max(v, 0);
             }
             unit[k] = 0;
             sensitivity[k] = l1;
         }
-        lower = new double[d];
-        upper = new double[d];
-        Arrays.fill(lower, Double.POSITIVE_INFINITY);
-        Arrays.fill(upper, Double.NEGATIVE_INFINITY);
-        for (double[] f : faces) {
+        lower = faces == null ? lowest : new double[d];
+        upper = faces == null ? highest : new double[d];
+        if (faces != null) {
+            Arrays.fill(lower, Double.POSITIVE_INFINITY);
+            Arrays.fill(upper, Double.NEGATIVE_INFINITY);
+        }
+        for (double[] f : faces == null ? new double[0][] : faces) {
             double[] c = wavelet.forward(f);
             for (int k = 0; k < d; k++) {
                 lower[k] = Math.min(lower[k], c[k]);
@@ -112,6 +120,17 @@ public final class RdpBasis {
     public static RdpBasis fit(double[][] faces, int nc, int width, int height, int levels) {
         HaarWavelet w = new HaarWavelet(width, height, levels);
         return new RdpBasis(w, EigenBasis.fit(faces, nc, width, height), faces);
+    }
+
+    /**
+     * A basis whose ranking comes from a given eigenbasis (fitted on a public set, or privately)
+     * and whose clamp ranges are every coefficient's full range over all images with pixels in
+     * [0, 1]: no face shapes them. Wider ranges than a fit's, so more noise per coefficient.
+     *
+     * @param levels Haar levels; both sides of the eigenbasis must be divisible by 2^levels
+     */
+    public static RdpBasis withFullRanges(EigenBasis eigen, int levels) {
+        return new RdpBasis(new HaarWavelet(eigen.width(), eigen.height(), levels), eigen, null);
     }
 
     public HaarWavelet wavelet() { return wavelet; }
