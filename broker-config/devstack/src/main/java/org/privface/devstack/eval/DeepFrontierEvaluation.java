@@ -289,6 +289,7 @@ public final class DeepFrontierEvaluation {
         }
     }
 
+    /** The MLP's input type; both frontiers train on it. */
     static float[][] floats(double[][] x) {
         float[][] f = new float[x.length][];
         for (int i = 0; i < x.length; i++) {

@@ -492,9 +492,9 @@ public final class FrontierEvaluation {
     }
 
     private int[] mlp(Released r, int seed) {
-        try (MlpModel model = new MlpTrainer().train(toFloat(r.fit()), r.yFit(), classes,
+        try (MlpModel model = new MlpTrainer().train(DeepFrontierEvaluation.floats(r.fit()), r.yFit(), classes,
                 mlp.withSeed(seed + 1))) {
-            return model.predict(toFloat(r.eval()));
+            return model.predict(DeepFrontierEvaluation.floats(r.eval()));
         }
     }
 
@@ -1180,17 +1180,6 @@ public final class FrontierEvaluation {
             }
             return o;
         }).toArray(double[][]::new);
-    }
-
-    private static float[][] toFloat(double[][] x) {
-        float[][] f = new float[x.length][];
-        for (int i = 0; i < x.length; i++) {
-            f[i] = new float[x[i].length];
-            for (int j = 0; j < x[i].length; j++) {
-                f[i][j] = (float) x[i][j];
-            }
-        }
-        return f;
     }
 
     /** A reproducible SecureRandom stream per release, so a rerun gives the same CSV; production uses a DRBG. */
