@@ -113,8 +113,9 @@ public final class KafkaServerProcess implements AutoCloseable {
         // Kafka's own generator: its ids never start with '-', which kafka-storage would read as an option
         // (a plain URL-safe Base64 UUID does 1 time in 64, and the format fails).
         String clusterId = org.apache.kafka.common.Uuid.randomUuid().toString();
+        // kafka-storage prints the bootstrap records, the admin's SCRAM salt and keys among them.
         try (ManagedProcess format = ManagedProcess.java("kafka-format", classpath, "kafka.tools.StorageTool", JVM,
-                formatArgs(clusterId, config, sasl), Map.of(), workDir)) {
+                formatArgs(clusterId, config, sasl), Map.of(), workDir, KafkaServerProcess::holdsScramSecrets)) {
             if (format.await(Duration.ofSeconds(60)) != 0) {
                 throw new IllegalStateException("formatting the KRaft log failed; see " + format.log());
             }
@@ -122,6 +123,12 @@ public final class KafkaServerProcess implements AutoCloseable {
         KafkaServerProcess k = new KafkaServerProcess(classpath, config, workDir, "127.0.0.1:" + port);
         k.launch();
         return k;
+    }
+
+    /** A kafka-storage output line that holds a SCRAM credential (salt, stored key, server key). */
+    static boolean holdsScramSecrets(String line) {
+        return line.contains("UserScramCredentialRecord") || line.contains("storedKey") || line.contains("serverKey")
+                || line.contains("salt=");
     }
 
     private static List<String> formatArgs(String clusterId, Path config, Sasl sasl) {
