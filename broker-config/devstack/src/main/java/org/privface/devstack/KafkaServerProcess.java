@@ -174,10 +174,10 @@ public final class KafkaServerProcess implements AutoCloseable {
         props.setProperty("listener.name." + listener.toLowerCase(java.util.Locale.ROOT) + ".scram-sha-512.sasl.jaas.config",
                 scramJaas(sasl.adminUser(), sasl.adminPassword()));
         if (ca != null) {
-            props.setProperty("ssl.keystore.type", "PKCS12");
-            props.setProperty("ssl.keystore.location", ca.brokerKeyStore().toString());
-            props.setProperty("ssl.keystore.password", ca.keyStorePassword());
-            props.setProperty("ssl.key.password", ca.keyStorePassword());
+            // PEM values, not files: server.properties is the owner's alone, as for the JAAS lines.
+            props.setProperty("ssl.keystore.type", "PEM");
+            props.setProperty("ssl.keystore.key", ca.brokerKeyPem());
+            props.setProperty("ssl.keystore.certificate.chain", ca.brokerChainPem());
             // The broker connects to itself (inter-broker) and must trust its own CA.
             props.setProperty("ssl.truststore.type", "PEM");
             props.setProperty("ssl.truststore.location", ca.caPem().toString());

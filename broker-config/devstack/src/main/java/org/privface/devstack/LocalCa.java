@@ -1,8 +1,12 @@
 package org.privface.devstack;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -11,12 +15,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A certificate authority made at start-up for a broker on 127.0.0.1: the CA's certificate as PEM
- * (what clients trust) and the broker's PKCS12 key store, signed by it for IP 127.0.0.1. Made
- * with the JDK's keytool, since the JDK has no public API to sign a certificate and no X.509
- * builder library is on the classpath. Store passwords reach keytool through its environment,
- * never its command line. The CA's key stays in the directory, which only the owner can read.
+ * (what clients trust) and the broker's key and certificate chain as PEM, its certificate signed
+ * by the CA for IP 127.0.0.1. Signing uses the JDK's keytool, since the JDK has no public API to
+ * sign a certificate and no X.509 builder library is on the classpath; what the KeyStore API can
+ * do (reading the keys and certificates out) is done in-process, to keep keytool runs, each a JVM
+ * start, to three rounds. Store passwords reach keytool through its environment, never its
+ * command line. Everything stays in a directory only the owner can read.
+ *
+ * @param brokerKeyPem   the broker's private key, PKCS#8 PEM (Kafka's {@code ssl.keystore.key})
+ * @param brokerChainPem the broker's certificate and the CA's (Kafka's {@code ssl.keystore.certificate.chain})
  */
-public record LocalCa(Path caPem, Path brokerKeyStore, String keyStorePassword) {
+public record LocalCa(Path caPem, String brokerKeyPem, String brokerChainPem) {
 
     public static LocalCa create(Path dir) throws IOException, InterruptedException {
         Files.createDirectories(dir);
@@ -30,27 +39,40 @@ public record LocalCa(Path caPem, Path brokerKeyStore, String keyStorePassword) 
         String password = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
         Path ca = dir.resolve("ca.p12");
         Path broker = dir.resolve("broker.p12");
-        Path caPem = dir.resolve("ca.pem");
         Path csr = dir.resolve("broker.csr");
         Path brokerPem = dir.resolve("broker.pem");
         List<String> store = List.of("-storetype", "PKCS12", "-storepass:env", "PRIVFACE_CA_PASS");
-        // The two key pairs are independent, and so are the CA's export and the request.
         run(dir, List.of(
                 keytool(store, "-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1",
                         "-dname", "CN=privface local CA", "-ext", "bc:c", "-validity", "7", "-keystore", ca.toString()),
                 keytool(store, "-genkeypair", "-alias", "broker", "-keyalg", "EC", "-groupname", "secp256r1",
                         "-dname", "CN=127.0.0.1", "-validity", "7", "-keystore", broker.toString())), password);
-        run(dir, List.of(
-                keytool(store, "-exportcert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-file", caPem.toString()),
-                keytool(store, "-certreq", "-alias", "broker", "-keystore", broker.toString(), "-file", csr.toString())),
-                password);
+        run(dir, List.of(keytool(store, "-certreq", "-alias", "broker", "-keystore", broker.toString(),
+                "-file", csr.toString())), password);
         run(dir, List.of(keytool(store, "-gencert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-infile",
                 csr.toString(), "-outfile", brokerPem.toString(), "-ext", "SAN=ip:127.0.0.1", "-validity", "7")), password);
-        run(dir, List.of(keytool(store, "-importcert", "-noprompt", "-alias", "ca", "-keystore", broker.toString(),
-                "-file", caPem.toString())), password);
-        run(dir, List.of(keytool(store, "-importcert", "-alias", "broker", "-keystore", broker.toString(),
-                "-file", brokerPem.toString())), password);
-        return new LocalCa(caPem, broker, password);
+        try {
+            String caCert = pem("CERTIFICATE", load(ca, password).getCertificate("ca").getEncoded());
+            Path caPem = dir.resolve("ca.pem");
+            Files.writeString(caPem, caCert);
+            String key = pem("PRIVATE KEY", load(broker, password).getKey("broker", password.toCharArray()).getEncoded());
+            return new LocalCa(caPem, key, Files.readString(brokerPem).trim() + "\n" + caCert);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("reading the keys keytool made: " + e.getMessage(), e);
+        }
+    }
+
+    private static KeyStore load(Path file, String password) throws IOException, GeneralSecurityException {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(file)) {
+            ks.load(in, password.toCharArray());
+        }
+        return ks;
+    }
+
+    private static String pem(String type, byte[] der) {
+        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(der) + "\n-----END " + type + "-----\n";
     }
 
     private static List<String> keytool(List<String> store, String... args) {
@@ -71,7 +93,7 @@ public record LocalCa(Path caPem, Path brokerKeyStore, String keyStorePassword) 
         }
         for (int i = 0; i < ps.size(); i++) {
             Process p = ps.get(i);
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException("keytool " + commands.get(i).get(1) + " failed: " + out.trim());
             }
@@ -80,6 +102,6 @@ public record LocalCa(Path caPem, Path brokerKeyStore, String keyStorePassword) 
 
     @Override
     public String toString() {
-        return "LocalCa[" + caPem + "]"; // never the password
+        return "LocalCa[" + caPem + "]"; // never the key
     }
 }
