@@ -101,11 +101,18 @@ public final class Demo {
         Path faces = root.resolve(opt.get("--faces")).normalize();
         Path work = Files.createTempDirectory("privface-demo-");
         List<AutoCloseable> running = new ArrayList<>();
-        Thread cleanup = new Thread(() -> stopAll(running, work, null), "demo-cleanup");
+        Path keptLogs = root.resolve("broker-config/devstack/target/demo-logs");
+        // Ctrl-C or SIGTERM is how a user ends the demo: stop everything, keep the logs, exit 0
+        // (halt: the exit status would otherwise be the signal's, which Maven reports as a failure).
+        Thread cleanup = new Thread(() -> {
+            stopAll(running, work, keptLogs);
+            System.out.println("demo stopped by a signal; logs in " + root.relativize(keptLogs));
+            System.out.flush();
+            Runtime.getRuntime().halt(0);
+        }, "demo-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         long t0 = System.nanoTime();
         int exit;
-        Path keptLogs = root.resolve("broker-config/devstack/target/demo-logs");
         try {
             Outcome o = execute(root, faces, opt, work, running);
             print(o, root);
@@ -293,6 +300,10 @@ public final class Demo {
         int queries = o.originOfQuery().size();
         System.out.println();
         System.out.println("=== privface demo summary ===");
+        System.out.printf("site id:              %s (topics %s, %s)%n", o.stack().site(),
+                Topics.enrollment(o.stack().site()), Topics.query(o.stack().site()));
+        System.out.printf("broker:               %s (PLAINTEXT: no authentication, no ACLs; the demo only)%n",
+                o.stack().bootstrap());
         for (String line : o.faceStack()) {
             System.out.println(line);
         }
@@ -438,7 +449,8 @@ public final class Demo {
         }
     }
 
-    private static void stopAll(List<AutoCloseable> running, Path work, Path keepLogsIn) {
+    /** Synchronized: a signal's shutdown hook may run it while the main thread does. */
+    private static synchronized void stopAll(List<AutoCloseable> running, Path work, Path keepLogsIn) {
         for (int i = running.size() - 1; i >= 0; i--) {
             try {
                 running.get(i).close();

@@ -22,7 +22,8 @@ import java.util.Properties;
  * with {@code allow.everyone.if.no.acl.found=false} and the admin as the only super user. The
  * admin's SCRAM credential is written into the metadata log when the storage is formatted
  * ({@code kafka-storage format --add-scram}), so the broker can authenticate its own
- * inter-broker connection and the admin before any Admin API call has been made.
+ * inter-broker connection and the admin before any Admin API call has been made. With
+ * {@code tls}, the client listener is SASL_SSL instead, with a {@link LocalCa} made at start-up.
  */
 public final class KafkaServerProcess implements AutoCloseable {
     private static final List<String> JVM = List.of("-Xms256m", "-Xmx512m");
@@ -33,6 +34,9 @@ public final class KafkaServerProcess implements AutoCloseable {
     private final String bootstrapServers;
     private ManagedProcess process;
     private int starts;
+    private LocalCa ca;
+    /** The CA of each running TLS broker by its bootstrap address, so client settings can trust it. */
+    private static final Map<String, Path> CA_BY_BOOTSTRAP = new java.util.concurrent.ConcurrentHashMap<>();
 
     private KafkaServerProcess(String classpath, Path config, Path workDir, String bootstrapServers) {
         this.classpath = classpath;
@@ -50,7 +54,11 @@ public final class KafkaServerProcess implements AutoCloseable {
      * SASL with the given super user: see the class comment. Name and password are limited to
      * characters that need no quoting in a JAAS line or in {@code --add-scram}'s argument.
      */
-    record Sasl(String adminUser, String adminPassword) {
+    record Sasl(String adminUser, String adminPassword, boolean tls) {
+        Sasl(String adminUser, String adminPassword) {
+            this(adminUser, adminPassword, false);
+        }
+
         Sasl {
             if (!adminUser.matches("[A-Za-z0-9_.-]+") || !adminPassword.matches("[A-Za-z0-9_.-]+")) {
                 throw new IllegalArgumentException("admin user or password unusable in a JAAS line or --add-scram");
@@ -71,7 +79,12 @@ public final class KafkaServerProcess implements AutoCloseable {
     static java.util.Properties scramClient(String bootstrap, String user, String password) {
         java.util.Properties p = new java.util.Properties();
         p.put("bootstrap.servers", bootstrap);
-        p.put("security.protocol", "SASL_PLAINTEXT");
+        Path ca = CA_BY_BOOTSTRAP.get(bootstrap);
+        p.put("security.protocol", ca == null ? "SASL_PLAINTEXT" : "SASL_SSL");
+        if (ca != null) {
+            p.put("ssl.truststore.type", "PEM");
+            p.put("ssl.truststore.location", ca.toString());
+        }
         p.put("sasl.mechanism", "SCRAM-SHA-512");
         p.put("sasl.jaas.config", scramJaas(user, password));
         return p;
@@ -98,8 +111,9 @@ public final class KafkaServerProcess implements AutoCloseable {
         props.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
         props.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
         props.setProperty("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        LocalCa ca = sasl != null && sasl.tls() ? LocalCa.create(workDir.resolve("tls")) : null;
         if (sasl != null) {
-            secure(props, sasl, port, controllerPort);
+            secure(props, sasl, port, controllerPort, ca);
         }
         Path data = Files.createDirectories(workDir.resolve("kafka-data"));
         props.setProperty("log.dirs", data.toString());
@@ -113,15 +127,26 @@ public final class KafkaServerProcess implements AutoCloseable {
         // Kafka's own generator: its ids never start with '-', which kafka-storage would read as an option
         // (a plain URL-safe Base64 UUID does 1 time in 64, and the format fails).
         String clusterId = org.apache.kafka.common.Uuid.randomUuid().toString();
+        // kafka-storage prints the bootstrap records, the admin's SCRAM salt and keys among them.
         try (ManagedProcess format = ManagedProcess.java("kafka-format", classpath, "kafka.tools.StorageTool", JVM,
-                formatArgs(clusterId, config, sasl), Map.of(), workDir)) {
+                formatArgs(clusterId, config, sasl), Map.of(), workDir, KafkaServerProcess::holdsScramSecrets)) {
             if (format.await(Duration.ofSeconds(60)) != 0) {
                 throw new IllegalStateException("formatting the KRaft log failed; see " + format.log());
             }
         }
         KafkaServerProcess k = new KafkaServerProcess(classpath, config, workDir, "127.0.0.1:" + port);
+        k.ca = ca;
+        if (ca != null) {
+            CA_BY_BOOTSTRAP.put(k.bootstrapServers, ca.caPem());
+        }
         k.launch();
         return k;
+    }
+
+    /** A kafka-storage output line that holds a SCRAM credential (salt, stored key, server key). */
+    static boolean holdsScramSecrets(String line) {
+        return line.contains("UserScramCredentialRecord") || line.contains("storedKey") || line.contains("serverKey")
+                || line.contains("salt=");
     }
 
     private static List<String> formatArgs(String clusterId, Path config, Sasl sasl) {
@@ -134,16 +159,29 @@ public final class KafkaServerProcess implements AutoCloseable {
         return args;
     }
 
-    /** Replaces the PLAINTEXT listener with SASL_PLAINTEXT (SCRAM-SHA-512) and turns the authorizer on. */
-    private static void secure(Properties props, Sasl sasl, int port, int controllerPort) {
-        props.setProperty("listeners", "SASL_PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        props.setProperty("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + port);
-        props.setProperty("inter.broker.listener.name", "SASL_PLAINTEXT");
-        props.setProperty("listener.security.protocol.map", "CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT");
+    /**
+     * Replaces the PLAINTEXT listener with SASL_PLAINTEXT, or SASL_SSL with {@code ca}'s broker
+     * certificate (SCRAM-SHA-512 either way), and turns the authorizer on.
+     */
+    private static void secure(Properties props, Sasl sasl, int port, int controllerPort, LocalCa ca) {
+        String listener = ca == null ? "SASL_PLAINTEXT" : "SASL_SSL";
+        props.setProperty("listeners", listener + "://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        props.setProperty("advertised.listeners", listener + "://127.0.0.1:" + port);
+        props.setProperty("inter.broker.listener.name", listener);
+        props.setProperty("listener.security.protocol.map", "CONTROLLER:SASL_PLAINTEXT," + listener + ":" + listener);
         props.setProperty("sasl.enabled.mechanisms", "SCRAM-SHA-512");
         props.setProperty("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
-        props.setProperty("listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config",
+        props.setProperty("listener.name." + listener.toLowerCase(java.util.Locale.ROOT) + ".scram-sha-512.sasl.jaas.config",
                 scramJaas(sasl.adminUser(), sasl.adminPassword()));
+        if (ca != null) {
+            // PEM values, not files: server.properties is the owner's alone, as for the JAAS lines.
+            props.setProperty("ssl.keystore.type", "PEM");
+            props.setProperty("ssl.keystore.key", ca.brokerKeyPem());
+            props.setProperty("ssl.keystore.certificate.chain", ca.brokerChainPem());
+            // The broker connects to itself (inter-broker) and must trust its own CA.
+            props.setProperty("ssl.truststore.type", "PEM");
+            props.setProperty("ssl.truststore.location", ca.caPem().toString());
+        }
         props.setProperty("sasl.mechanism.controller.protocol", "PLAIN");
         props.setProperty("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
         props.setProperty("listener.name.controller.plain.sasl.jaas.config",
@@ -209,6 +247,11 @@ public final class KafkaServerProcess implements AutoCloseable {
         return bootstrapServers;
     }
 
+    /** The CA certificate (PEM) clients must trust, or null on a broker without TLS. */
+    public Path caFile() {
+        return ca == null ? null : ca.caPem();
+    }
+
     /** Where the broker's logs go, one file per start (kafka.log, kafka-2.log, ...). */
     Path workDir() {
         return workDir;
@@ -221,6 +264,7 @@ public final class KafkaServerProcess implements AutoCloseable {
 
     @Override
     public void close() {
+        CA_BY_BOOTSTRAP.remove(bootstrapServers);
         stop();
     }
 }

@@ -13,15 +13,28 @@ public final class ManagedProcess implements AutoCloseable {
     private final String name;
     private final Process process;
     private final Path log;
+    /** Copies a filtered output into the log; null when the output goes to the log directly. */
+    private final Thread copier;
 
-    private ManagedProcess(String name, Process process, Path log) {
+    private ManagedProcess(String name, Process process, Path log, Thread copier) {
         this.name = name;
         this.process = process;
         this.log = log;
+        this.copier = copier;
     }
 
     public static ManagedProcess java(String name, String classpath, String mainClass, List<String> jvmArgs,
                                List<String> args, Map<String, String> env, Path logDir) throws IOException {
+        return java(name, classpath, mainClass, jvmArgs, args, env, logDir, null);
+    }
+
+    /**
+     * As above, but every output line that {@code withhold} matches is replaced in the log by a
+     * note: for tools that print secrets (kafka-storage format prints the SCRAM salt and keys).
+     */
+    public static ManagedProcess java(String name, String classpath, String mainClass, List<String> jvmArgs,
+                               List<String> args, Map<String, String> env, Path logDir,
+                               java.util.function.Predicate<String> withhold) throws IOException {
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new java.util.ArrayList<>();
         cmd.add(javaBin);
@@ -31,9 +44,30 @@ public final class ManagedProcess implements AutoCloseable {
         cmd.add(mainClass);
         cmd.addAll(args);
         Path log = logDir.resolve(name + ".log");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        if (withhold == null) {
+            pb.redirectOutput(log.toFile());
+        }
         pb.environment().putAll(env);
-        return new ManagedProcess(name, pb.start(), log);
+        Process process = pb.start();
+        Thread copier = null;
+        if (withhold != null) {
+            copier = new Thread(() -> {
+                try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
+                        java.nio.charset.StandardCharsets.UTF_8));
+                     var out = Files.newBufferedWriter(log)) {
+                    for (String line; (line = in.readLine()) != null; ) {
+                        out.write(withhold.test(line) ? "[a line withheld from this log: it holds secrets]" : line);
+                        out.newLine();
+                    }
+                } catch (IOException e) {
+                    // The process is gone or the log is unwritable; its exit code still reports failure.
+                }
+            }, name + "-log");
+            copier.setDaemon(true);
+            copier.start();
+        }
+        return new ManagedProcess(name, process, log, copier);
     }
 
     public String name() {
@@ -56,6 +90,9 @@ public final class ManagedProcess implements AutoCloseable {
     public int await(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException(name + " did not finish within " + timeout + "; see " + log);
+        }
+        if (copier != null) {
+            copier.join(TimeUnit.SECONDS.toMillis(10));
         }
         return process.exitValue();
     }

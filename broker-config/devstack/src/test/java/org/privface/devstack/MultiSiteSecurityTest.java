@@ -85,8 +85,8 @@ class MultiSiteSecurityTest {
         System.setProperty("org.slf4j.simpleLogger.log.io.netty", "warn");
     }
 
-    private static final List<String> SITES = List.of("north", "south");
-    private static final String ADMIN = "admin";
+    static final List<String> SITES = List.of("north", "south");
+    static final String ADMIN = "admin";
 
     @Test
     void eachPrincipalGetsWhatSecurityYmlGrantsAndTrafficFlowsEndToEnd() throws Exception {
@@ -333,11 +333,11 @@ class MultiSiteSecurityTest {
     }
 
     /** Client settings for one SCRAM user. */
-    private static Properties as(String bootstrap, String user, Map<String, String> passwords) {
+    static Properties as(String bootstrap, String user, Map<String, String> passwords) {
         return KafkaServerProcess.scramClient(bootstrap, user, passwords.get(user));
     }
 
-    private static KafkaProducer<String, byte[]> producer(String bootstrap, String user, Map<String, String> passwords) {
+    static KafkaProducer<String, byte[]> producer(String bootstrap, String user, Map<String, String> passwords) {
         Properties p = as(bootstrap, user, passwords);
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000);
@@ -345,7 +345,7 @@ class MultiSiteSecurityTest {
         return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     }
 
-    private static Properties consumerProps(String bootstrap, String user, Map<String, String> passwords) {
+    static Properties consumerProps(String bootstrap, String user, Map<String, String> passwords) {
         Properties p = as(bootstrap, user, passwords);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -353,14 +353,14 @@ class MultiSiteSecurityTest {
     }
 
     /** One record to the topic, waiting for the broker's answer. */
-    private static Object write(String bootstrap, String user, Map<String, String> passwords, String topic) throws Exception {
+    static Object write(String bootstrap, String user, Map<String, String> passwords, String topic) throws Exception {
         try (KafkaProducer<String, byte[]> p = producer(bootstrap, user, passwords)) {
             return p.send(new ProducerRecord<>(topic, "x", new byte[] {1})).get(20, TimeUnit.SECONDS);
         }
     }
 
     /** The first record of partition 0 of a topic, read from the beginning by assignment (no group). */
-    private static ConsumerRecord<String, byte[]> readOne(String bootstrap, String user, Map<String, String> passwords,
+    static ConsumerRecord<String, byte[]> readOne(String bootstrap, String user, Map<String, String> passwords,
                                                           String topic) {
         try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(consumerProps(bootstrap, user, passwords),
                 new StringDeserializer(), new ByteArrayDeserializer())) {
@@ -419,7 +419,7 @@ class MultiSiteSecurityTest {
     }
 
     /** The attempt fails, and the cause is the broker's denial of the given kind. */
-    private static void assertDenied(Class<? extends Exception> denial, Attempt attempt) {
+    static void assertDenied(Class<? extends Exception> denial, Attempt attempt) {
         try {
             attempt.run();
         } catch (Throwable t) {
@@ -434,7 +434,7 @@ class MultiSiteSecurityTest {
     }
 
     /** SCRAM credentials reach the broker through the metadata log: wait until the user can log in. */
-    private static void awaitAuthenticates(String bootstrap, String user, Map<String, String> passwords) throws Exception {
+    static void awaitAuthenticates(String bootstrap, String user, Map<String, String> passwords) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
             Properties p = as(bootstrap, user, passwords);
@@ -452,7 +452,7 @@ class MultiSiteSecurityTest {
         }
     }
 
-    private static String secret() {
+    static String secret() {
         byte[] b = new byte[18];
         new SecureRandom().nextBytes(b);
         return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b).replace('-', 'x');

@@ -19,6 +19,7 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.privface.wire.topics.TopicSpec;
 import org.privface.wire.topics.Topics;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -31,6 +32,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 public final class Security {
     /** SCRAM user names: what may follow {@code User:} without quoting trouble in JAAS or ACLs. */
     private static final Pattern USER = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
+    /** Vendor names become part of group and topic names; no dots, so one vendor's prefix never covers another's. */
+    private static final Pattern VENDOR = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final Set<AclOperation> GRANTABLE = Set.of(AclOperation.READ, AclOperation.WRITE,
             AclOperation.DESCRIBE, AclOperation.CREATE, AclOperation.DELETE, AclOperation.ALTER,
             AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE,
@@ -76,7 +79,84 @@ public final class Security {
                 add(out, new PrincipalSpec(user(template), bindings(user(template), acls, sites)));
             }
         }
+        List<Map<String, Object>> vendors = (List<Map<String, Object>>) doc.getOrDefault("vendors", List.of());
+        for (Map<String, Object> v : vendors == null ? List.<Map<String, Object>>of() : vendors) {
+            vendor(v, sites).ifPresent(p -> add(out, p));
+        }
+        List<Object> retired = (List<Object>) doc.getOrDefault("retired", List.of());
+        for (Object r : retired == null ? List.of() : retired) {
+            add(out, new PrincipalSpec(user(String.valueOf(r)), List.of(), true));
+        }
         return List.copyOf(out.values());
+    }
+
+    /** A vendor's consumer groups must start with this; no vendor's prefix is a prefix of another's. */
+    public static String vendorGroupPrefix(String vendor) {
+        return "vendor." + vendor + ".";
+    }
+
+    /** The topic a vendor that answers may write its results to. */
+    public static String vendorResultsTopic(String vendor) {
+        return "vendor." + vendor + ".results";
+    }
+
+    /**
+     * A third-party recognizer: READ on the enrollment and query topics of its sites (those of
+     * {@code sites} it lists), its own consumer-group prefix, and WRITE on its own results topic if
+     * it answers. Nothing else, whatever the entry says; absent when it lists none of {@code sites}.
+     */
+    @SuppressWarnings("unchecked")
+    private static java.util.Optional<PrincipalSpec> vendor(Map<String, Object> v, List<String> sites) {
+        String name = String.valueOf(v.get("name"));
+        if (!VENDOR.matcher(name).matches()) {
+            throw new IllegalArgumentException("vendor name must match " + VENDOR.pattern() + ": " + name);
+        }
+        Set<String> known = Set.of("name", "sites", "results");
+        for (String key : v.keySet()) {
+            if (!known.contains(key)) {
+                throw new IllegalArgumentException("vendor " + name + ": unknown key " + key + " (allowed: " + known + ")");
+            }
+        }
+        Object listed = v.get("sites");
+        if (!(listed instanceof List<?> l) || l.isEmpty()) {
+            throw new IllegalArgumentException("vendor " + name + ": 'sites' must list at least one site");
+        }
+        List<String> own = new ArrayList<>();
+        for (Object s : (List<Object>) listed) {
+            String site = Topics.checkSite(String.valueOf(s));
+            if (sites.contains(site)) {
+                own.add(site);
+            }
+        }
+        if (own.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        Object results = v.getOrDefault("results", false);
+        if (!(results instanceof Boolean)) {
+            throw new IllegalArgumentException("vendor " + name + ": 'results' must be true or false");
+        }
+        List<Map<String, Object>> grants = new ArrayList<>();
+        grants.add(Map.of("type", "topic", "name", "privface.{site}.enrollment", "operations", List.of("READ", "DESCRIBE")));
+        grants.add(Map.of("type", "topic", "name", "privface.{site}.query", "operations", List.of("READ", "DESCRIBE")));
+        grants.add(Map.of("type", "group", "name", vendorGroupPrefix(name), "pattern", "prefixed",
+                "operations", List.of("READ")));
+        if ((Boolean) results) {
+            grants.add(Map.of("type", "topic", "name", vendorResultsTopic(name), "operations", List.of("WRITE", "DESCRIBE")));
+        }
+        return java.util.Optional.of(new PrincipalSpec(name, bindings(name, grants, own)));
+    }
+
+    /** The results topics of the vendors among {@code principals} that answer, defined like privface.results. */
+    public static List<TopicSpec> vendorTopics(List<PrincipalSpec> principals) {
+        TopicSpec results = Topics.definitions(List.of()).stream().filter(t -> t.name().equals(Topics.RESULTS))
+                .findFirst().orElseThrow(() -> new IllegalStateException("topics.yml defines no " + Topics.RESULTS));
+        return principals.stream()
+                .filter(p -> p.acls().stream().anyMatch(b -> b.pattern().resourceType() == ResourceType.TOPIC
+                        && b.pattern().name().equals(vendorResultsTopic(p.name()))
+                        && b.entry().operation() == AclOperation.WRITE))
+                .map(p -> new TopicSpec(vendorResultsTopic(p.name()), results.partitions(), results.replicationFactor(),
+                        results.config()))
+                .toList();
     }
 
     private static void add(Map<String, PrincipalSpec> out, PrincipalSpec p) {

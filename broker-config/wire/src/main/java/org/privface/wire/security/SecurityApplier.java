@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
+import org.apache.kafka.clients.admin.UserScramCredentialDeletion;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.admin.UserScramCredentialsDescription;
 import org.apache.kafka.common.acl.AclBinding;
@@ -30,8 +31,9 @@ import org.privface.wire.topics.Topics;
  * {@link TopicApplier}; a user is created only when it has no SCRAM-SHA-512 credential yet (its
  * password is then required; an existing user's password is left alone unless
  * {@code resetPasswords}); only missing ACLs are created. ACLs of the declared principals that
- * security.yml does not declare are reported, and removed only with {@code prune}. A second run
- * reports nothing changed.
+ * security.yml does not declare are reported, and removed only with {@code prune}; so are the
+ * ACLs and the credential of a principal listed under {@code retired:}. A second run reports
+ * nothing changed.
  */
 public final class SecurityApplier {
     public static final ScramMechanism MECHANISM = ScramMechanism.SCRAM_SHA_512;
@@ -47,8 +49,11 @@ public final class SecurityApplier {
 
     /** What one apply changed, and what it found that security.yml does not declare. */
     public record Report(TopicApplier.Result topics, List<String> usersCreated, List<String> passwordsReset,
-                         List<AclBinding> aclsCreated, List<AclBinding> aclsRemoved, List<AclBinding> aclsUndeclared) {
+                         List<AclBinding> aclsCreated, List<AclBinding> aclsRemoved, List<AclBinding> aclsUndeclared,
+                         List<String> retiredUsersDeleted, List<String> retiredUsersPresent) {
         public Report {
+            retiredUsersDeleted = List.copyOf(retiredUsersDeleted);
+            retiredUsersPresent = List.copyOf(retiredUsersPresent);
             usersCreated = List.copyOf(usersCreated);
             passwordsReset = List.copyOf(passwordsReset);
             aclsCreated = List.copyOf(aclsCreated);
@@ -58,7 +63,7 @@ public final class SecurityApplier {
 
         public boolean changedNothing() {
             return topics.changedNothing() && usersCreated.isEmpty() && passwordsReset.isEmpty()
-                    && aclsCreated.isEmpty() && aclsRemoved.isEmpty();
+                    && aclsCreated.isEmpty() && aclsRemoved.isEmpty() && retiredUsersDeleted.isEmpty();
         }
 
         /** Human-readable, one line per kind of change; no secrets. */
@@ -78,6 +83,12 @@ public final class SecurityApplier {
             if (!aclsUndeclared.isEmpty()) {
                 b.append("acls not in security.yml (kept; --prune removes them): ").append(aclsUndeclared.size()).append('\n');
                 aclsUndeclared.forEach(a -> b.append("  ? ").append(SecurityApplier.describe(a)).append('\n'));
+            }
+            if (!retiredUsersDeleted.isEmpty()) {
+                b.append("retired users deleted: ").append(retiredUsersDeleted).append('\n');
+            }
+            if (!retiredUsersPresent.isEmpty()) {
+                b.append("retired users still present (--prune deletes them): ").append(retiredUsersPresent).append('\n');
             }
             return b.toString();
         }
@@ -108,7 +119,25 @@ public final class SecurityApplier {
                     .stream().noneMatch(gone::contains));
             undeclared.clear();
         }
-        return new Report(t, created, reset, aclsCreated, removed, undeclared);
+        List<String> retiredPresent = retiredUsers(principals);
+        List<String> retiredDeleted = List.of();
+        if (prune && !retiredPresent.isEmpty()) {
+            admin.alterUserScramCredentials(retiredPresent.stream()
+                    .<UserScramCredentialAlteration>map(u -> new UserScramCredentialDeletion(u, MECHANISM)).toList()).all().get();
+            retiredDeleted = retiredPresent;
+            awaitVisible("deletion of retired users " + retiredDeleted, () -> retiredUsers(principals).isEmpty());
+            retiredPresent = List.of();
+        }
+        return new Report(t, created, reset, aclsCreated, removed, undeclared, retiredDeleted, retiredPresent);
+    }
+
+    /** Retired principals that still hold a SCRAM-SHA-512 credential. */
+    private List<String> retiredUsers(List<PrincipalSpec> principals) throws ExecutionException, InterruptedException {
+        Map<String, UserScramCredentialsDescription> existing = admin.describeUserScramCredentials().all().get();
+        return principals.stream().filter(PrincipalSpec::retired).map(PrincipalSpec::name)
+                .filter(u -> existing.containsKey(u) && existing.get(u).credentialInfos().stream()
+                        .anyMatch(c -> c.mechanism() == MECHANISM))
+                .toList();
     }
 
     private void applyUsers(List<PrincipalSpec> principals, Passwords passwords, boolean resetPasswords,
@@ -117,6 +146,9 @@ public final class SecurityApplier {
         List<UserScramCredentialAlteration> upserts = new ArrayList<>();
         List<String> missingPasswords = new ArrayList<>();
         for (PrincipalSpec p : principals) {
+            if (p.retired()) {
+                continue;
+            }
             UserScramCredentialsDescription d = existing.get(p.name());
             boolean has = d != null && d.credentialInfos().stream().anyMatch(c -> c.mechanism() == MECHANISM);
             if (has && !resetPasswords) {
@@ -223,8 +255,10 @@ public final class SecurityApplier {
             passwords = Passwords.fromFile(passwordFile).orElse(passwords);
         }
         try (Admin admin = Admin.create(TopicApplier.adminProperties(bootstrap, commandConfig))) {
-            Report r = new SecurityApplier(admin).apply(Topics.definitions(sites), Security.definitions(sites),
-                    passwords, resetPasswords, prune);
+            List<PrincipalSpec> principals = Security.definitions(sites);
+            List<TopicSpec> topics = new ArrayList<>(Topics.definitions(sites));
+            topics.addAll(Security.vendorTopics(principals));
+            Report r = new SecurityApplier(admin).apply(topics, principals, passwords, resetPasswords, prune);
             System.out.print(r.describe());
             System.out.println(r.changedNothing() ? "nothing changed" : "applied");
         }

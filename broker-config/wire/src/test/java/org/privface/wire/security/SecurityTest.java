@@ -101,6 +101,77 @@ class SecurityTest {
         assertEquals(PatternType.PREFIXED, prefixed.get(0).acls().get(0).pattern().patternType());
     }
 
+    /** Every grant of a vendor, as "operation resource-type name pattern". */
+    private static Set<String> grants(PrincipalSpec p) {
+        return p.acls().stream().map(b -> {
+            assertEquals(AclPermissionType.ALLOW, b.entry().permissionType());
+            assertEquals("User:" + p.name(), b.entry().principal());
+            return b.entry().operation() + " " + b.pattern().resourceType() + " " + b.pattern().name() + " "
+                    + b.pattern().patternType();
+        }).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    @Test
+    void aVendorIsConfigurationAndReadsOnlyItsSitesFaces() {
+        List<PrincipalSpec> ps = Security.parse(new ByteArrayInputStream("""
+                principals:
+                  - name: recognizer
+                    acls:
+                      - {type: group, name: privface-recognizer, operations: [READ]}
+                vendors:
+                  - {name: acme, sites: [north, east], results: true}
+                  - {name: quiet, sites: [south]}
+                  - {name: elsewhere, sites: [west]}
+                retired: [oldco]
+                """.getBytes(StandardCharsets.UTF_8)), List.of("north", "south", "east"));
+        assertEquals(List.of("recognizer", "acme", "quiet", "oldco"), ps.stream().map(PrincipalSpec::name).toList(),
+                "a vendor listing none of the applied sites is left out");
+        Set<String> acme = new TreeSet<>();
+        for (String site : List.of("north", "east")) {
+            for (String t : List.of(Topics.enrollment(site), Topics.query(site))) {
+                acme.add("READ TOPIC " + t + " LITERAL");
+                acme.add("DESCRIBE TOPIC " + t + " LITERAL");
+            }
+        }
+        acme.add("READ GROUP vendor.acme. PREFIXED");
+        acme.add("WRITE TOPIC vendor.acme.results LITERAL");
+        acme.add("DESCRIBE TOPIC vendor.acme.results LITERAL");
+        assertEquals(acme, grants(ps.get(1)));
+        assertEquals(Set.of("READ TOPIC privface.south.enrollment LITERAL", "DESCRIBE TOPIC privface.south.enrollment LITERAL",
+                "READ TOPIC privface.south.query LITERAL", "DESCRIBE TOPIC privface.south.query LITERAL",
+                "READ GROUP vendor.quiet. PREFIXED"), grants(ps.get(2)));
+        assertTrue(ps.get(3).retired() && ps.get(3).acls().isEmpty());
+        assertTrue(!ps.get(1).retired());
+
+        var topics = Security.vendorTopics(ps);
+        assertEquals(List.of("vendor.acme.results"), topics.stream().map(t -> t.name()).toList());
+        var results = Topics.definitions(List.of()).stream().filter(t -> t.name().equals(Topics.RESULTS)).findFirst().orElseThrow();
+        assertEquals(results.config(), topics.get(0).config());
+        assertEquals(results.partitions(), topics.get(0).partitions());
+    }
+
+    @Test
+    void aVendorEntryCannotWidenItsGrants() {
+        // Unknown keys (an attempt to add acls), dotted names (a prefix covering another vendor's),
+        // no sites, a non-boolean results, and a name clash with a product principal are refused.
+        for (String bad : List.of(
+                "  - {name: acme, sites: [north], acls: [{type: topic, name: privface.results, operations: [READ]}]}",
+                "  - {name: acme.x, sites: [north]}",
+                "  - {name: acme, sites: []}",
+                "  - {name: acme, sites: [north], results: yes-please}",
+                "  - {name: recognizer, sites: [north]}")) {
+            String yaml = "principals:\n  - name: recognizer\nvendors:\n" + bad + "\n";
+            assertThrows(IllegalArgumentException.class, () -> Security.parse(
+                    new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)), List.of("north")), bad);
+        }
+    }
+
+    @Test
+    void theBundledFileDeclaresNoVendorByDefault() {
+        assertTrue(Security.definitions(List.of("north")).stream().noneMatch(PrincipalSpec::retired));
+        assertTrue(Security.vendorTopics(Security.definitions(List.of("north"))).isEmpty());
+    }
+
     @Test
     void passwordsComeFromTheEnvironmentOrAFile() {
         assertEquals("PRIVFACE_SCRAM_PASSWORD_AGENT_NORTH", Passwords.envName("agent-north"));
