@@ -43,6 +43,8 @@ public final class SecureLaplace {
      * e^-2000), and then throw rather than mis-sample.
      */
     static final long MAX_SCALE_STEPS = 1L << 52;
+    /** addNoiseScaled treats a coordinate's ε above 2^31 as 2^31: far beyond any guarantee, far inside a long. */
+    static final int MAX_EPSILON_EXPONENT = 31;
 
     private static final double TWO_POW_MINUS_53 = 0x1.0p-53;
 
@@ -101,7 +103,10 @@ public final class SecureLaplace {
         double[] out = new double[x.length];
         for (int i = 0; i < x.length; i++) {
             double delta = Privacy.checkSensitivity(sensitivities[i]);
-            double g = granularity(Privacy.checkSensitivity(scales[i]));
+            // A scale far below Δ (ε_k above 2^31, as RDP's paper modes can ask for) gets the coarser grid
+            // Δ·2^-31: its noise is then at least that grid, more than asked, and every integer fits a long.
+            double g = Math.max(granularity(Privacy.checkSensitivity(scales[i])),
+                    ceilPowerOfTwo(Math.scalb(delta, -MAX_EPSILON_EXPONENT)));
             // T = ⌈D·b/Δ⌉ = ⌈D/ε_k⌉ with ε_k = Δ/b taken exactly, not as a rounded double.
             long t = scaleSteps(shiftSteps(delta, g, 1), new BigDecimal(scales[i]), new BigDecimal(delta));
             out[i] = (centre(x[i], g, i) + ExactCoins.discreteLaplace(t, bits)) * g;

@@ -97,7 +97,7 @@ public final class RdpBasis {
         double[] hi = new double[nc];
         Arrays.fill(lo, Double.POSITIVE_INFINITY);
         Arrays.fill(hi, Double.NEGATIVE_INFINITY);
-        for (double[] f : faces) {
+        for (double[] f : faces == null ? new double[0][] : faces) {
             double[] x = eigen.project(f);
             for (int i = 0; i < nc; i++) {
                 lo[i] = Math.min(lo[i], x[i]);
@@ -105,8 +105,9 @@ public final class RdpBasis {
             }
         }
         for (int i = 0; i < nc; i++) {
-            featureRange[i] = hi[i] - lo[i];
             featureBound[i] = Arrays.stream(eigen.component(i)).map(Math::abs).sum();
+            // Without fitting faces (withFullRanges) no face may shape Δ_i: the worst case over all images stands in.
+            featureRange[i] = faces == null ? featureBound[i] : hi[i] - lo[i];
         }
         byInfluence = java.util.stream.IntStream.range(0, d).boxed()
                 .sorted((a, b) -> Double.compare(omega[b], omega[a])).mapToInt(Integer::intValue).toArray();
