@@ -78,7 +78,7 @@ test('shows the site, its live gateway and camera, its policy and floor', async 
   // The demo's batch gateway enrolled the synthetic faces; its ledger's figures reach the site.
   await site().locator('dd[data-fact="enrolled images (gateways)"]', { hasText: /^[1-9]\d*$/ }).waitFor();
   const mechanism = await site().locator('dd[data-fact="mechanism"]').textContent();
-  assert.match(mechanism, /FISHER|PEEP|RDP|GAUSSIAN/);
+  assert.match(mechanism, /EMBEDDING|FISHER|PEEP|RDP|GAUSSIAN/);
   // Models and their validation accuracy.
   await page.locator('[data-testid=models] tbody tr').first().waitFor();
   // The trade-off chart marks the site's ε per face.
