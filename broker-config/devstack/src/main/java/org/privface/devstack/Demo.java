@@ -236,9 +236,21 @@ public final class Demo {
             }
         }
         int majority = perPerson.values().stream().max(Integer::compare).orElse(0);
+        // Under agent.basis-fit=private (the default) the agent keeps the basis it fitted privately in its data dir.
+        basisFile = keptPrivateBasis(work.resolve("agent-data")).orElse(basisFile);
         return new Outcome(originOf, published, results, correct, perPerson.size(), majority, basisFile,
                 new Stack(bootstrap, recognizerPort, login.operator(), login.password(), split.enroll(), split.query(), basisFile,
                         SITE, operatorKeys), faceStack(agent.log()));
+    }
+
+    /** The eigenbasis the agent fitted privately and kept (private-basis-*.eigf), if it fitted one. */
+    static java.util.Optional<Path> keptPrivateBasis(Path dataDir) throws java.io.IOException {
+        if (!Files.isDirectory(dataDir)) {
+            return java.util.Optional.empty();
+        }
+        try (java.util.stream.Stream<Path> s = Files.list(dataDir)) {
+            return s.filter(f -> f.getFileName().toString().matches("private-basis-.*\\.eigf")).sorted().findFirst();
+        }
     }
 
     /** What the agent says it ran: the detector that loaded (YuNet falls back to UltraFace) and the embedding's file. */
@@ -267,6 +279,11 @@ public final class Demo {
         MjpegFeed feed = new MjpegFeed(stack.query(), fps);
         running.add(feed);
         int port = KafkaServerProcess.freePort();
+        Path liveData = Files.createDirectories(work.resolve("agent-live-data"));
+        if (stack.basisFile().getFileName().toString().startsWith("private-basis-") && Files.exists(stack.basisFile())) {
+            // The live gateway reuses the batch gateway's private fit, so its queries land in the same model's space.
+            Files.copy(stack.basisFile(), liveData.resolve(stack.basisFile().getFileName()));
+        }
         ManagedProcess agent = ManagedProcess.java("agent-live", classpath(root, "agent"), "org.privface.agent.Application",
                 List.of("-Xmx512m", "-Dmicronaut.server.port=" + port,
                         "-Dagent.site-id=" + stack.site(),
@@ -277,7 +294,7 @@ public final class Demo {
                         "-Dagent.publish-enrollments=false",
                         "-Dagent.basis-file=" + stack.basisFile(),
                         "-Dagent.cameras.door.url=" + feed.url(),
-                        "-Dagent.data-dir=" + work.resolve("agent-live-data"),
+                        "-Dagent.data-dir=" + liveData,
                         "-Dagent.epsilon=" + opt.get("--epsilon"),
                         "-Dagent.floor.epsilon-max=" + Math.max(100, Double.parseDouble(opt.get("--epsilon"))),
                         "-Dagent.mechanism=" + opt.get("--mechanism"),

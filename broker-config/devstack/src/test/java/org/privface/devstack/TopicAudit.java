@@ -334,14 +334,18 @@ final class TopicAudit {
     /** A gateway's report (agent's GatewayState.report, with AgentPipeline's uplink and cameras sections). */
     private static final Shape STATUS = obj("gateway", "site", "at", "startedAt", "policyVersion",
             "policy", obj("mechanism", "mode", "epsilonPerTrack", "budget", "epsilonPerRelease", "window", "imageRelease"),
-            "floor", obj("epsilonMin", "epsilonMax"),
+            "floor", obj("epsilonMin", "epsilonMax", "windowMin"),
             "lastChange", CHANGE,
             "recentChanges", listOf(CHANGE),
             "uplink", obj("spoolDepth", "spoolBytes", "spoolDropped", "spoolDroppedByReason",
                     obj("FULL", "EVICTED", "TOO_LARGE", "IO_ERROR", "CORRUPT"), "acknowledged", "deliveryFailures",
                     "brokerHealthy"),
             "cameras", anyKey(obj("state", "since", "lastFrameAt", "reconnects", "lastError", "frames", "facesDetected",
-                    "releases", "withheldByBudget", "droppedBySpool", "liveTracks", "epsilonSpent", "budgetPolicy")),
+                    "releases", "withheldByBudget", "withheldUntracked", "droppedBySpool", "liveTracks", "epsilonSpent",
+                    "budgetPolicy")),
+            // The enrollment ledger's figures (Enrollment.report), or its error when the ledger cannot open.
+            "enrollment", obj("images", "releases", "refusedReleases", "maxComposedEpsilon", "totalComposedEpsilon",
+                    "epsilonCap", "releasedThisRun", "refusedThisRun", "error"),
             "residentMemoryBytes");
 
     private void json(Captured r, String where, Shape shape) {
