@@ -248,7 +248,9 @@ class PrivacyAuditTest {
             List<double[]> residuals = new ArrayList<>();
             for (GenericRecord f : faces) {
                 GenericRecord m = (GenericRecord) f.get("mechanism");
-                assertEquals(basis.id(), m.get("basisId").toString(), "the test fitted the agent's own basis");
+                // FISHER fits on the enrolled identities without privacy, so its records say whom ε covers (docs/privacy.md).
+                assertEquals(basis.id() + ".query-faces-only", m.get("basisId").toString(),
+                        "the test fitted the agent's own basis, and the record says ε covers query faces only");
                 double b = (Double) m.get("noiseScale");
                 assertEquals(2 * basis.l1Radius() / EPSILON, b, 1e-9 * b, "stated noise scale is Laplace(2R/ε)");
                 double[] v = vector(f);
