@@ -226,11 +226,11 @@ public final class DeepFrontierEvaluation {
             Map<String, double[]> f1 = new LinkedHashMap<>();
             Map<String, String> modes = new LinkedHashMap<>();
             for (int s = 0; s < seeds; s++) {
-                StratifiedSplit split = StratifiedSplit.of(d.labels(), d.classes(), TRAIN_FRACTION, -1, s + 1);
-                double[][] train = StratifiedSplit.select(d.x(), split.train());
-                double[][] test = StratifiedSplit.select(d.x(), split.test());
-                int[] yTrain = StratifiedSplit.select(d.labels(), split.train());
-                int[] yTest = StratifiedSplit.select(d.labels(), split.test());
+                Fold fold = Fold.of(d, s);
+                double[][] train = fold.train();
+                double[][] test = fold.test();
+                int[] yTrain = fold.yTrain();
+                int[] yTest = fold.yTest();
                 record("none", 0, s, f1, score(train, yTrain, test, yTest, d.classes()));
                 progress.step(set + " none");
                 for (Family fam : families) {
@@ -286,6 +286,15 @@ public final class DeepFrontierEvaluation {
         try (MlpModel model = new MlpTrainer().train(floats(train), yTrain, classes,
                 MlpOptions.small().withSeed(seed + 1))) {
             return Metrics.weighted(yTest, model.predict(floats(test)), classes).f1();
+        }
+    }
+
+    /** Seed s's stratified 70/30 split of a set: the closed-set frontier and the open-set run use the same folds. */
+    private record Fold(double[][] train, int[] yTrain, double[][] test, int[] yTest) {
+        static Fold of(EmbeddingCache d, int seed) {
+            StratifiedSplit split = StratifiedSplit.of(d.labels(), d.classes(), TRAIN_FRACTION, -1, seed + 1);
+            return new Fold(StratifiedSplit.select(d.x(), split.train()), StratifiedSplit.select(d.labels(), split.train()),
+                    StratifiedSplit.select(d.x(), split.test()), StratifiedSplit.select(d.labels(), split.test()));
         }
     }
 
@@ -536,11 +545,11 @@ public final class DeepFrontierEvaluation {
         for (var entry : sets.entrySet()) {
             EmbeddingCache d = entry.getValue();
             for (int s = 0; s < seeds; s++) {
-                StratifiedSplit split = StratifiedSplit.of(d.labels(), d.classes(), TRAIN_FRACTION, -1, s + 1);
-                double[][] train = StratifiedSplit.select(d.x(), split.train());
-                double[][] test = StratifiedSplit.select(d.x(), split.test());
-                int[] yTrain = StratifiedSplit.select(d.labels(), split.train());
-                int[] yTest = StratifiedSplit.select(d.labels(), split.test());
+                Fold fold = Fold.of(d, s);
+                double[][] train = fold.train();
+                double[][] test = fold.test();
+                int[] yTrain = fold.yTrain();
+                int[] yTest = fold.yTest();
                 // No privacy.
                 lines.add(openSetLine(entry.getKey(), "none", 0, s, train, yTrain, test, yTest, calibX, measureX,
                         d.classes()));
