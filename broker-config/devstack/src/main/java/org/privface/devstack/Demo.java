@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -29,14 +27,15 @@ import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecognitionResult;
 import org.privface.wire.control.SignedControl;
-import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
 /**
  * The end-to-end demo: a real Kafka 4 broker process, the recognizer and the agent as separate
  * JVMs, on a folder of faces. Prints what was detected, published and recognized, and the
- * accuracy against the folder labels. Everything it starts is stopped, and its temporary
- * directory removed, when it exits.
+ * accuracy against the folder labels. The broker runs SASL_SSL with the ACLs of security.yml and
+ * each process logs in as its own principal ({@link DemoSecurity}); {@code --plaintext} runs it
+ * unauthenticated instead. Everything it starts is stopped, and its temporary directory removed,
+ * when it exits.
  */
 public final class Demo {
     private static final String SITE = "demo-site";
@@ -46,10 +45,15 @@ public final class Demo {
 
     /**
      * What is running after {@link #execute}: where the broker and the recognizer listen, the
-     * console's operator and password, and the faces the run used.
+     * console's operator and password, the faces the run used, and who is who on the broker.
      */
     public record Stack(String bootstrap, int recognizerPort, String operator, String password, Path enroll, Path query,
-                        Path basisFile, String site, Path operatorKeysFile) {
+                        Path basisFile, String site, Path operatorKeysFile, DemoSecurity security) {
+        @Override
+        public String toString() {
+            return "Stack[" + bootstrap + ", console " + consoleUrl() + "]"; // never the password
+        }
+
         public String consoleUrl() {
             return "http://127.0.0.1:" + recognizerPort + "/console";
         }
@@ -63,8 +67,10 @@ public final class Demo {
         // After the run, keep everything up this long (e.g. 30m) with a live camera, for the console.
         m.put("--hold", "0");
         m.put("--operator", "operator");
-        // Empty: the console password comes from PRIVFACE_CONSOLE_PASSWORD, or a random one is printed.
+        // Empty: the console password comes from PRIVFACE_CONSOLE_PASSWORD, or a random one (in a 0600 file).
         m.put("--password", "");
+        // "true" (the flag --plaintext alone): the broker without authentication or ACLs, as before issue 24.
+        m.put("--plaintext", "false");
         // The agent's face detector: haar, yunet (falls back to ultraface without its model) or ultraface (docs/face-stack.md).
         m.put("--detector", "yunet");
         return m;
@@ -90,6 +96,10 @@ public final class Demo {
                 .filter(a -> !a.isEmpty()).toArray(String[]::new);
         for (int i = 0; i < args.length; i++) {
             if (args[i].isBlank()) {
+                continue;
+            }
+            if (args[i].equals("--plaintext")) {
+                opt.put("--plaintext", "true");
                 continue;
             }
             if (!opt.containsKey(args[i]) || i + 1 >= args.length) {
@@ -121,8 +131,8 @@ public final class Demo {
             Duration hold = h.matches("0+") ? Duration.ZERO : Duration.parse("PT" + h);
             if (!hold.isZero()) {
                 startLiveGateway(root, o.stack(), opt, work, running, 5);
-                System.out.printf("%nconsole:              %s  (operator %s, password %s)%n", o.stack().consoleUrl(),
-                        o.stack().operator(), o.stack().password());
+                System.out.printf("%nconsole:              %s  (operator %s, password in %s)%n", o.stack().consoleUrl(),
+                        o.stack().operator(), o.stack().security().operatorPasswordFile());
                 System.out.printf("holding for %s with a live camera looping the query frames; Ctrl-C stops%n", hold);
                 Thread.sleep(hold.toMillis());
             }
@@ -144,22 +154,27 @@ public final class Demo {
         System.out.printf("faces: %s (%d people; %d enrollment images, %d query frames)%n", faces,
                 split.people(), split.enrollImages(), split.queryImages());
 
-        KafkaServerProcess kafka = KafkaServerProcess.start(root, work);
-        running.add(kafka);
-        String bootstrap = kafka.bootstrapServers();
-        System.out.println("broker: Apache Kafka 4 (KRaft) process on " + bootstrap);
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
-        }
-
-        Map<String, String> env = Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+        long t0 = System.nanoTime();
         String password = opt.get("--password");
         if (password == null || password.isEmpty()) {
             password = System.getenv().getOrDefault("PRIVFACE_CONSOLE_PASSWORD", "");
         }
         OperatorLogin login = OperatorLogin.create(work, opt.get("--operator"), password);
+        DemoSecurity security = DemoSecurity.start(root, work, SITE, Boolean.parseBoolean(opt.get("--plaintext")),
+                login.password());
+        LocalBroker broker = security.broker();
+        running.add(broker);
+        String bootstrap = broker.bootstrap();
+        System.out.printf("broker: Apache Kafka 4 (KRaft) process on %s, %s (%.1f s)%n", bootstrap,
+                broker.secured() ? "SASL_SSL with ACLs" : "PLAINTEXT", (System.nanoTime() - t0) / 1e9);
+
+        Map<String, String> env = broker.serviceEnvironment(DemoSecurity.agent(SITE));
+        Map<String, String> recognizerEnv = new HashMap<>(broker.serviceEnvironment(DemoSecurity.RECOGNIZER));
+        if (broker.secured()) {
+            // The console's control producer logs in as the operator (ControlProposals: recognizer.console.kafka.*).
+            recognizerEnv.putAll(LocalBroker.environment("RECOGNIZER_CONSOLE_KAFKA_", broker.client(DemoSecurity.OPERATOR)));
+        }
+        recognizerEnv.put("OMP_WAIT_POLICY", "PASSIVE");
         // The console's operator signing key, made as an operator would (SignedControl's key tool):
         // the private half to the recognizer, the public half to every gateway's keys file.
         Path signingKey = work.resolve("console-signing.key");
@@ -176,10 +191,10 @@ public final class Demo {
                         "-Drecognizer.console.audit-file=" + work.resolve("console-audit.jsonl"),
                         // PyTorch's spinning OpenMP pool slows training 5-10x when it shares cores.
                         "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1"),
-                List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "OMP_WAIT_POLICY", "PASSIVE"), work);
+                List.of(), recognizerEnv, work);
         running.add(recognizer);
         awaitHealthy(recognizer, recognizerPort);
-        System.out.println("recognizer: up on 127.0.0.1:" + recognizerPort);
+        System.out.printf("recognizer: up on 127.0.0.1:%d (%.1f s)%n", recognizerPort, (System.nanoTime() - t0) / 1e9);
 
         Path ledger = work.resolve("ledger.csv");
         Path basisFile = work.resolve("basis.bin");
@@ -219,10 +234,12 @@ public final class Demo {
             int comma = line.indexOf(',');
             originOf.put(line.substring(0, comma), line.substring(comma + 1));
         }
-        Map<String, PerturbedFace> published = readAll(bootstrap, List.of(Topics.enrollment(SITE), Topics.query(SITE)),
+        // Read as the vendor would: its grants are enough for every face the gateway published.
+        Map<String, PerturbedFace> published = readAll(broker.client(DemoSecurity.VENDOR),
+                List.of(Topics.enrollment(SITE), Topics.query(SITE)),
                 -1, Duration.ofSeconds(10), FaceRecords::decodeFace, PerturbedFace::getEventId);
-        long enrolled = published.values().stream().filter(f -> f.getEnrollmentLabel() != null).count();
-        Map<String, RecognitionResult> results = readAll(bootstrap, List.of(Topics.RESULTS), originOf.size(),
+        // Nobody but the super user reads the product's own results.
+        Map<String, RecognitionResult> results = readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS), originOf.size(),
                 Duration.ofSeconds(90), FaceRecords::decodeResult, RecognitionResult::getEventId);
 
         int correct = 0;
@@ -240,7 +257,7 @@ public final class Demo {
         basisFile = keptPrivateBasis(work.resolve("agent-data")).orElse(basisFile);
         return new Outcome(originOf, published, results, correct, perPerson.size(), majority, basisFile,
                 new Stack(bootstrap, recognizerPort, login.operator(), login.password(), split.enroll(), split.query(), basisFile,
-                        SITE, operatorKeys), faceStack(agent.log()));
+                        SITE, operatorKeys, security), faceStack(agent.log()));
     }
 
     /** The eigenbasis the agent fitted privately and kept (private-basis-*.eigf), if it fitted one. */
@@ -303,7 +320,7 @@ public final class Demo {
                         // YuNet, when asked for, from FACE_MODELS or else the shared models beside the checkout.
                         "-Dprivface.models=" + root.resolve("../shared/models").normalize(),
                         "-Dagent.components=" + opt.get("--components")),
-                List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrap()), work);
+                List.of(), stack.security().broker().serviceEnvironment(DemoSecurity.agent(stack.site())), work);
         running.add(agent);
         awaitHealthy(agent, port);
         System.out.println("live gateway: demo-gateway-live on " + feed.url());
@@ -319,8 +336,7 @@ public final class Demo {
         System.out.println("=== privface demo summary ===");
         System.out.printf("site id:              %s (topics %s, %s)%n", o.stack().site(),
                 Topics.enrollment(o.stack().site()), Topics.query(o.stack().site()));
-        System.out.printf("broker:               %s (PLAINTEXT: no authentication, no ACLs; the demo only)%n",
-                o.stack().bootstrap());
+        o.stack().security().summary(o.stack().site()).forEach(System.out::println);
         for (String line : o.faceStack()) {
             System.out.println(line);
         }
@@ -346,15 +362,16 @@ public final class Demo {
         System.out.printf("accuracy:             %.1f%% (%d/%d); chance %.1f%%, majority class %.1f%%%n",
                 100.0 * o.accuracy(), o.correct(), queries, 100.0 / Math.max(1, o.people()),
                 100.0 * o.majority() / Math.max(1, queries));
+        System.out.println("console password:     in " + o.stack().security().operatorPasswordFile() + " (mode 0600)");
         System.out.println("logs:                 " + root.relativize(root.resolve("broker-config/devstack/target/demo-logs")));
     }
 
     /** Reads records of one type from the start of topics until {@code expected} are in, or quiet/timeout. */
-    private static <T> Map<String, T> readAll(String bootstrap, List<String> topics, int expected, Duration timeout,
+    private static <T> Map<String, T> readAll(Properties client, List<String> topics, int expected, Duration timeout,
                                               java.util.function.Function<byte[], T> decode,
                                               java.util.function.Function<T, String> eventId) {
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.putAll(client);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         Map<String, T> out = new LinkedHashMap<>();
         try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {

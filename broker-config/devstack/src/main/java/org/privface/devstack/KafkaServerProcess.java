@@ -252,6 +252,11 @@ public final class KafkaServerProcess implements AutoCloseable {
         return ca == null ? null : ca.caPem();
     }
 
+    /** The broker's certificate authority and key, or null on a broker without TLS. */
+    LocalCa tls() {
+        return ca;
+    }
+
     /** Where the broker's logs go, one file per start (kafka.log, kafka-2.log, ...). */
     Path workDir() {
         return workDir;
