@@ -327,7 +327,7 @@ public final class Demo {
         return agent;
     }
 
-    private static void print(Outcome o, Path root) {
+    static void print(Outcome o, Path root) {
         double epsFace = o.published().values().stream().mapToDouble(f -> f.getMechanism().getEpsilonPerFace())
                 .max().orElse(0);
         PerturbedFace any = o.published().values().iterator().next();

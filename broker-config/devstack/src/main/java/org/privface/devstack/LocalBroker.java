@@ -112,6 +112,11 @@ public final class LocalBroker implements AutoCloseable {
         return applied;
     }
 
+    /** Every principal's password by user name, for tests that log in with a wrong one. */
+    Map<String, String> passwords() {
+        return passwords;
+    }
+
     public KafkaServerProcess process() {
         return kafka;
     }

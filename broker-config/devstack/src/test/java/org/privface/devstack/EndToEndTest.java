@@ -146,6 +146,44 @@ class EndToEndTest {
         }
     }
 
+    /** Issue 24: the demo's broker is secured by default, and its secrets stay in 0600 files. */
+    @Test
+    void eachServiceLogsInAsItsOwnPrincipalAndNoSecretIsInALogOrTheSummary() throws Exception {
+        DemoSecurity security = outcome.stack().security();
+        assertTrue(security.broker().secured(), "the demo's broker runs SASL_SSL unless --plaintext");
+        List<String> secrets = new ArrayList<>(security.broker().secrets());
+        secrets.add(outcome.stack().password());
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream terminal = System.out;
+        System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            Demo.print(outcome, root);
+        } finally {
+            System.setOut(terminal);
+        }
+        String summary = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        terminal.print(summary);
+        assertTrue(summary.contains(security.vendorCredentials().toString()) && summary.contains(security.broker().caFile().toString())
+                && summary.contains(security.operatorPasswordFile().toString()), summary);
+        List<Path> logs;
+        try (Stream<Path> s = Files.list(work)) {
+            logs = s.filter(p -> p.toString().endsWith(".log")).toList();
+        }
+        assertTrue(logs.stream().map(p -> p.getFileName().toString()).toList().containsAll(List.of("kafka.log", "agent.log",
+                "recognizer.log")), logs.toString());
+        for (String secret : secrets) {
+            assertFalse(summary.contains(secret), "a secret in the summary");
+            for (Path log : logs) {
+                assertFalse(Files.readString(log).contains(secret), "a secret in " + log);
+            }
+        }
+        for (String service : List.of("agent.log", "recognizer.log")) {
+            String log = Files.readString(work.resolve(service));
+            assertFalse(log.contains("AuthorizationException") || log.contains("AuthenticationException"),
+                    service + " was denied something; see " + work.resolve(service));
+        }
+    }
+
     private List<Path> frames() throws Exception {
         try (Stream<Path> s = Files.walk(root.resolve("test-data/synthetic/query"))) {
             return s.filter(p -> p.toString().endsWith(".png")).sorted().toList();

@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -435,27 +434,11 @@ class MultiSiteSecurityTest {
 
     /** SCRAM credentials reach the broker through the metadata log: wait until the user can log in. */
     static void awaitAuthenticates(String bootstrap, String user, Map<String, String> passwords) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            Properties p = as(bootstrap, user, passwords);
-            p.put("default.api.timeout.ms", 5_000);
-            p.put("request.timeout.ms", 5_000);
-            try (Admin a = Admin.create(p)) {
-                a.describeCluster().nodes().get(10, TimeUnit.SECONDS);
-                return;
-            } catch (Exception e) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError(user + " cannot log in: " + e, e);
-                }
-                Thread.sleep(250);
-            }
-        }
+        LocalBroker.awaitAuthenticates(as(bootstrap, user, passwords), Duration.ofSeconds(30));
     }
 
     static String secret() {
-        byte[] b = new byte[18];
-        new SecureRandom().nextBytes(b);
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b).replace('-', 'x');
+        return LocalBroker.secret();
     }
 
     private static double seconds(long t0) {

@@ -106,21 +106,17 @@ class VendorAccessTest {
         BrokerOutageTest.assumeBrokerJarsResolvable(root);
         work = Files.createTempDirectory("privface-vendor-");
         declared = principals("vendors:\n  - {name: " + VENDOR + ", sites: [north], results: true}\n");
-        passwords.put(ADMIN, secret());
-        declared.forEach(p -> passwords.put(p.name(), secret()));
         topics = new ArrayList<>(Topics.definitions(SITES));
         topics.addAll(Security.vendorTopics(declared));
 
         long t0 = System.nanoTime();
-        kafka = KafkaServerProcess.start(root, work, new KafkaServerProcess.Sasl(ADMIN, passwords.get(ADMIN), true));
-        System.out.printf("vendor access: SASL_SSL broker with a fresh CA up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        // As the demo's broker: SASL_SSL with a fresh CA, users and ACLs applied by SecurityApplier.
+        LocalBroker broker = LocalBroker.secured(root, work, topics, declared);
+        kafka = broker.process();
+        passwords.putAll(broker.passwords());
+        System.out.printf("vendor access: SASL_SSL broker with a fresh CA and the ACLs up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
         bootstrap = kafka.bootstrapServers();
-
-        SecurityApplier.Report applied;
-        try (Admin admin = Admin.create(MultiSiteSecurityTest.as(bootstrap, ADMIN, passwords))) {
-            applied = new SecurityApplier(admin).apply(topics, declared, u -> Optional.ofNullable(passwords.get(u)),
-                    false, false);
-        }
+        SecurityApplier.Report applied = broker.applied();
         assertTrue(applied.topics().created().contains(Security.vendorResultsTopic(VENDOR)), applied.describe());
         assertTrue(applied.usersCreated().contains(VENDOR), applied.describe());
         awaitAuthenticates(bootstrap, VENDOR, passwords);
