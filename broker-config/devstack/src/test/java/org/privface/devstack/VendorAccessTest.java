@@ -12,7 +12,6 @@ import static org.privface.devstack.MultiSiteSecurityTest.awaitAuthenticates;
 import static org.privface.devstack.MultiSiteSecurityTest.consumerProps;
 import static org.privface.devstack.MultiSiteSecurityTest.producer;
 import static org.privface.devstack.MultiSiteSecurityTest.readOne;
-import static org.privface.devstack.MultiSiteSecurityTest.secret;
 import static org.privface.devstack.MultiSiteSecurityTest.write;
 
 import java.io.ByteArrayInputStream;
