@@ -178,12 +178,14 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         state.register("linking", () -> link.on().map(GatewayLinking::report).orElseGet(() -> GatewayLinking.offReport(link.reason())));
         for (Camera c : cameras()) {
             FaceFinder finder = detector(c.settings());
-            if (link.linking() != null && !finder.landmarks()) {
-                LOG.warn("camera {}: {} gives no landmarks, so its appearances are not linked: its records' budget is per track",
-                        c.name(), finder.describe());
+            // An image folder is unrelated stills, each its own appearance (docs/agent.md): not linked.
+            boolean linked = link.linking() != null && finder.landmarks() && !c.independentFrames();
+            if (link.linking() != null && !linked) {
+                LOG.warn("camera {}: {}, so its appearances are not linked: its records' budget is per track", c.name(),
+                        c.independentFrames() ? "an image folder" : finder.describe() + " gives no landmarks");
             }
             CameraWorker w = new CameraWorker(c.name(), c.independentFrames(), finder, policies, mechanisms,
-                    publisher, uplink, origins, metrics, finder.landmarks() ? link.linking() : null);
+                    publisher, uplink, origins, metrics, linked ? link.linking() : null);
             workers.put(c.name(), w);
             CameraSupervisor s = new CameraSupervisor(c.name(), () -> FrameSource.open(c.uri()), c.live(),
                     CameraSupervisor.Settings.defaults(), w::accept);
