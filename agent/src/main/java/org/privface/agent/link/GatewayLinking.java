@@ -22,7 +22,7 @@ import org.privface.agent.embed.FaceEmbedder;
  */
 public final class GatewayLinking {
     /** Cosine at which two appearances are one person: the miss rate ≤ 1 % operating point of docs/results/link-calibration.csv. */
-    public static final double DEFAULT_THRESHOLD = 0.30;
+    public static final double DEFAULT_THRESHOLD = 0.20;
     /** Faces narrower than this (pixels) are not embedded for linking: too little face for a reliable link. */
     public static final int DEFAULT_MIN_FACE_SIZE = 40;
     /** Detector confidence a face needs to be embedded for linking. */

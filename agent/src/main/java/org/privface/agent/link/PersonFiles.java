@@ -64,7 +64,13 @@ final class PersonFiles {
                 if (name.endsWith(TMP)) {
                     wipeFile(f);
                 } else if (name.endsWith(SUFFIX)) {
-                    out.add(read(f));
+                    try {
+                        out.add(read(f));
+                    } catch (IOException | RuntimeException e) {
+                        // Starting without it would forget a person's spend: refuse, and say which file.
+                        throw new IOException("person ledger file " + f + " is unreadable (" + e
+                                + "); the agent does not start without a person's spend", e);
+                    }
                 }
             }
         }

@@ -168,6 +168,16 @@ class PersonLedgerTest {
     }
 
     @Test
+    void anUnreadablePersonFileStopsTheLedgerFromOpeningAndIsKept(@TempDir Path dir) throws IOException {
+        Path bad = dir.resolve("0b7c3d5e-0000-4000-8000-000000000000.person");
+        Files.write(bad, new byte[] {0x50, 0x46});
+        IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class,
+                () -> PersonLedger.open(dir, 0.5, WINDOW, T0));
+        assertTrue(e.getMessage().contains(bad.getFileName().toString()), e.getMessage());
+        assertTrue(Files.exists(bad), "a spend it cannot read is not deleted");
+    }
+
+    @Test
     void aFullLedgerRefusesNewPersons() {
         PersonLedger l = PersonLedger.inMemory(0.99, WINDOW, 8);
         for (int i = 0; i < 8; i++) {

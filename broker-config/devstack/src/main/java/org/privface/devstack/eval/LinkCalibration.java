@@ -23,14 +23,15 @@ import org.privface.agent.privacy.embedding.EmbeddingBasis;
  *   <li>false-link rate per pair: pairs of different people of {@code lfw-public} at or above it.
  *       A false link merges two people, who then share one budget: a utility loss;</li>
  *   <li>false-link rate against a gallery: a stranger's face (one per {@code lfw-public} person)
- *       against the faces of {@value #GALLERY} other people held at once, as the linker holds
- *       them; it links falsely when any of them reaches the threshold.</li>
+ *       against the faces of 10 or 100 other people held at once, as the linker holds them; it
+ *       links falsely when any of them reaches the threshold.</li>
  * </ul>
  * Writes {@code link-calibration.csv} and {@code .png} and prints the operating point: the highest
  * threshold on the grid whose miss rate is at most {@code --max-miss}.
  */
 public final class LinkCalibration {
-    static final int GALLERY = 100;
+    /** People held at once: a quiet door, a busy hall. */
+    static final int[] GALLERIES = {10, 100};
     /** Histogram bins over cosine [-1, 1]. */
     static final int BINS = 2000;
 
@@ -38,7 +39,7 @@ public final class LinkCalibration {
     }
 
     /** Rates at one threshold. */
-    record Point(double threshold, double missRate, double falseLinkRate, double falseLinkGallery) {
+    record Point(double threshold, double missRate, double falseLinkRate, double[] falseLinkGallery) {
     }
 
     public static void main(String[] args) throws IOException {
@@ -51,7 +52,7 @@ public final class LinkCalibration {
         Path datasets = Path.of(opt.get("--datasets"));
         Path cache = Path.of(opt.get("--cache"));
         String model = opt.get("--model");
-        Progress progress = new Progress(System.out, 5);
+        Progress progress = new Progress(System.out, 4 + GALLERIES.length);
         EmbeddingCache same = EmbeddingSets.load(datasets, opt.get("--same"), cache, model);
         progress.step("embedded " + opt.get("--same"));
         EmbeddingCache different = EmbeddingSets.load(datasets, opt.get("--different"), cache, model);
@@ -62,34 +63,42 @@ public final class LinkCalibration {
         long[] diffHist = new long[BINS];
         long diffPairs = pairs(different, false, diffHist);
         progress.step("different-person pairs: " + diffPairs);
-        double[] galleryMax = galleryMaxima(different, GALLERY, Long.parseLong(opt.get("--seed")));
-        progress.step("gallery of " + GALLERY + ": " + galleryMax.length + " strangers");
+        double[][] galleryMax = new double[GALLERIES.length][];
+        for (int g = 0; g < GALLERIES.length; g++) {
+            galleryMax[g] = galleryMaxima(different, GALLERIES[g], Long.parseLong(opt.get("--seed")));
+            progress.step("gallery of " + GALLERIES[g] + ": " + galleryMax[g].length + " strangers");
+        }
 
         List<Point> points = new ArrayList<>();
         for (int k = -20; k <= 100; k++) {
             double t = k / 100.0;
+            double[] gallery = new double[GALLERIES.length];
+            for (int g = 0; g < GALLERIES.length; g++) {
+                gallery[g] = atOrAbove(galleryMax[g], t);
+            }
             points.add(new Point(t, below(sameHist, t) / (double) samePairs,
-                    1 - below(diffHist, t) / (double) diffPairs, atOrAbove(galleryMax, t)));
+                    1 - below(diffHist, t) / (double) diffPairs, gallery));
         }
         Path out = Path.of(opt.get("--out"));
         Files.createDirectories(out);
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("link-calibration.csv")))) {
-            w.println("threshold,miss_rate,false_link_rate_pair,false_link_rate_gallery" + GALLERY);
+            StringBuilder head = new StringBuilder("threshold,miss_rate,false_link_rate_pair");
+            for (int g : GALLERIES) {
+                head.append(",false_link_rate_").append(g).append("_held");
+            }
+            w.println(head);
             for (Point p : points) {
-                w.printf(Locale.ROOT, "%.2f,%.6f,%.6f,%.6f%n", p.threshold(), p.missRate(), p.falseLinkRate(),
-                        p.falseLinkGallery());
+                w.printf(Locale.ROOT, "%.2f,%.6f,%.6f", p.threshold(), p.missRate(), p.falseLinkRate());
+                for (double f : p.falseLinkGallery()) {
+                    w.printf(Locale.ROOT, ",%.6f", f);
+                }
+                w.println();
             }
         }
         double[] x = points.stream().mapToDouble(Point::threshold).toArray();
         Charts.line(out.resolve("link-calibration.png"), "Appearance linking on " + model + ": miss " + opt.get("--same")
                         + " (" + samePairs + " pairs), false link " + opt.get("--different"), "cosine threshold", "rate",
-                false, Charts.YAxis.UNIT, Styler.LegendPosition.InsideNE, List.of(
-                        new Charts.Series("miss rate (same person below: over-spend)", x,
-                                points.stream().mapToDouble(Point::missRate).toArray(), null, false, Color.RED),
-                        new Charts.Series("false links per pair (different people at or above)", x,
-                                points.stream().mapToDouble(Point::falseLinkRate).toArray(), null, false, Color.BLUE),
-                        new Charts.Series("false links against " + GALLERY + " people held", x,
-                                points.stream().mapToDouble(Point::falseLinkGallery).toArray(), null, true, Color.BLUE)));
+                false, Charts.YAxis.UNIT, Styler.LegendPosition.OutsideS, 900, 640, series(points, x));
         double maxMiss = Double.parseDouble(opt.get("--max-miss"));
         Point op = null;
         for (Point p : points) {
@@ -102,11 +111,29 @@ public final class LinkCalibration {
         if (op == null) {
             System.out.println("no threshold on the grid reaches a miss rate of " + maxMiss);
         } else {
-            System.out.printf(Locale.ROOT, "operating point: threshold %.2f, miss rate %.4f, false links %.4f per pair,"
-                            + " %.4f against %d people held%n", op.threshold(), op.missRate(), op.falseLinkRate(),
-                    op.falseLinkGallery(), GALLERY);
+            System.out.printf(Locale.ROOT, "operating point: threshold %.2f, miss rate %.4f, false links %.4f per pair",
+                    op.threshold(), op.missRate(), op.falseLinkRate());
+            for (int g = 0; g < GALLERIES.length; g++) {
+                System.out.printf(Locale.ROOT, ", %.4f against %d people held", op.falseLinkGallery()[g], GALLERIES[g]);
+            }
+            System.out.println();
         }
         System.out.println("wrote " + out.resolve("link-calibration.csv") + " and .png");
+    }
+
+    private static List<Charts.Series> series(List<Point> points, double[] x) {
+        List<Charts.Series> out = new ArrayList<>();
+        out.add(new Charts.Series("miss rate (same person below: over-spend)", x,
+                points.stream().mapToDouble(Point::missRate).toArray(), null, false, Color.RED));
+        out.add(new Charts.Series("false links per pair (different people at or above: under-release)", x,
+                points.stream().mapToDouble(Point::falseLinkRate).toArray(), null, false, Color.BLUE));
+        Color[] shades = {new Color(0, 150, 200), new Color(0, 0, 120)};
+        for (int g = 0; g < GALLERIES.length; g++) {
+            int k = g;
+            out.add(new Charts.Series("false links against " + GALLERIES[g] + " people held", x,
+                    points.stream().mapToDouble(p -> p.falseLinkGallery()[k]).toArray(), null, true, shades[g % shades.length]));
+        }
+        return out;
     }
 
     /** Histogram of the cosines of all same-person ({@code same}) or all different-person pairs. */
