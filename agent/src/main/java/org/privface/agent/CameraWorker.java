@@ -35,7 +35,8 @@ import org.privface.wire.avro.PersonRelease;
 import org.privface.wire.avro.TrackRelease;
 
 /**
- * One camera's frames: detect, track, ask the track's budget, take the mechanism's input (pixel
+ * One camera's frames: detect, track, link the track to a person (where the gateway links
+ * appearances), ask the person's and the track's budget, take the mechanism's input (pixel
  * crop or embedding, {@link FaceInput}), perturb, spool. Runs on the camera's own thread, so its
  * detector, embedder and tracker need no locking.
  *
