@@ -175,6 +175,7 @@ function renderSites(overview, series, audit) {
     const p = s.policy || {};
     const floor = s.floor || {};
     const en = s.enrollment;
+    const lk = s.linking;
     const facts = [
       ['mechanism', p.mechanism], ['sensitivity mode', p.mode], ['ε per track', p.epsilonPerTrack],
       ['ε per face (release)', p.epsilonPerRelease], ['budget', p.budget], ['window', p.window],
@@ -184,6 +185,9 @@ function renderSites(overview, series, audit) {
       ['enrolled ε, largest / cap', en && `${fmt(en.maxComposedEpsilon)} / ${fmt(en.epsilonCap)}`],
       ['enrolled ε, total', en && en.totalComposedEpsilon],
       ['enrollment releases refused by the cap', en && en.refusedReleases],
+      ['budget scope', lk && lk.budgetScope],
+      ['appearances linked (gateways)', lk && `${lk.linkedAppearances} of ${lk.appearances}`],
+      ['ε of the most exposed person', lk && lk.maxPersonEpsilon],
       ['enrollments', s.recognizer && s.recognizer.enrollments],
       ['identified / unknown', s.recognizer && `${s.recognizer.identified} / ${s.recognizer.unknown}`],
       ['dead letters', s.recognizer && s.recognizer.deadLetters]];

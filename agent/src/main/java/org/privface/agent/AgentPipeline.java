@@ -26,6 +26,7 @@ import org.privface.agent.control.ControlSignatures;
 import org.privface.agent.control.ControlTopic;
 import org.privface.agent.control.GatewayState;
 import org.privface.agent.enroll.EnrollmentLedger;
+import org.privface.agent.link.GatewayLinking;
 import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.policy.PolicyStore;
 import org.privface.agent.policy.SitePolicy;
@@ -41,7 +42,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The gateway: enrollment, then one supervised thread per camera (capture → detect → track →
  * budget → perturb), all spooled to disk and forwarded to the broker by the {@link Uplink}.
- * The guarantee it reports is per track: ε per appearance of a person per budget window.
+ * The guarantee it reports is per person on this gateway where appearances are linked
+ * ({@link GatewayLinking}), per track (ε per appearance per budget window) where they are not.
  */
 @Singleton
 public class AgentPipeline implements ApplicationEventListener<ServerStartupEvent> {
@@ -169,9 +171,21 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             startEnrollment(mechanisms, policies, ledger);
         }
 
+        GatewayLinking.Decision link = GatewayLinking.open(settings.getLink().isEnabled(), settings.getLink().getThreshold(),
+                settings.getLink().getMinFaceSize(), settings.getLink().getMinScore(), settings.getEmbedder().spec().model(),
+                enrollDetector.landmarks(), settings.getDataDir().resolve(PERSONS), policy.window());
+        LOG.info("appearance linking: {}", link.reason());
+        state.register("linking", () -> link.on().map(GatewayLinking::report).orElseGet(() -> GatewayLinking.offReport(link.reason())));
         for (Camera c : cameras()) {
-            CameraWorker w = new CameraWorker(c.name(), c.independentFrames(), detector(c.settings()), policies, mechanisms,
-                    publisher, uplink, origins, metrics);
+            FaceFinder finder = detector(c.settings());
+            // An image folder is unrelated stills, each its own appearance (docs/agent.md): not linked.
+            boolean linked = link.linking() != null && finder.landmarks() && !c.independentFrames();
+            if (link.linking() != null && !linked) {
+                LOG.warn("camera {}: {}, so its appearances are not linked: its records' budget is per track", c.name(),
+                        c.independentFrames() ? "an image folder" : finder.describe() + " gives no landmarks");
+            }
+            CameraWorker w = new CameraWorker(c.name(), c.independentFrames(), finder, policies, mechanisms,
+                    publisher, uplink, origins, metrics, linked ? link.linking() : null);
             workers.put(c.name(), w);
             CameraSupervisor s = new CameraSupervisor(c.name(), () -> FrameSource.open(c.uri()), c.live(),
                     CameraSupervisor.Settings.defaults(), w::accept);
@@ -270,6 +284,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             return null;
         }
     }
+
+    /** The person ledger's directory in the data directory: the only place embeddings are written. */
+    static final String PERSONS = "persons";
 
     static final Duration REPLAY_WAIT = Duration.ofSeconds(30);
 

@@ -95,6 +95,29 @@ public class AgentSettings {
      * (112, RGB, (x − 127)/128). Another network (SFace, ArcFace) is configured by path, input
      * size and normalisation.
      */
+    private Link link = new Link();
+
+    public Link getLink() { return link; }
+    public void setLink(Link link) { this.link = link; }
+
+    /** agent.link: appearance linking, for a budget per person on the gateway (docs/agent.md). */
+    @ConfigurationProperties("link")
+    public static class Link {
+        private boolean enabled = true;
+        private double threshold = org.privface.agent.link.GatewayLinking.DEFAULT_THRESHOLD;
+        private int minFaceSize = org.privface.agent.link.GatewayLinking.DEFAULT_MIN_FACE_SIZE;
+        private double minScore = org.privface.agent.link.GatewayLinking.DEFAULT_MIN_SCORE;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public double getThreshold() { return threshold; }
+        public void setThreshold(double threshold) { this.threshold = threshold; }
+        public int getMinFaceSize() { return minFaceSize; }
+        public void setMinFaceSize(int minFaceSize) { this.minFaceSize = minFaceSize; }
+        public double getMinScore() { return minScore; }
+        public void setMinScore(double minScore) { this.minScore = minScore; }
+    }
+
     @ConfigurationProperties("embedder")
     public static class Embedder {
         private Path model;

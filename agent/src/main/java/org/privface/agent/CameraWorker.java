@@ -19,6 +19,8 @@ import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.embed.FaceEmbedder;
+import org.privface.agent.link.GatewayLinking;
+import org.privface.agent.link.PersonLedger;
 import org.privface.agent.policy.PolicyStore;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.privacy.FaceMechanism;
@@ -29,10 +31,12 @@ import org.privface.agent.track.Box;
 import org.privface.agent.track.IouTracker;
 import org.privface.agent.track.TrackBudget;
 import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.PersonRelease;
 import org.privface.wire.avro.TrackRelease;
 
 /**
- * One camera's frames: detect, track, ask the track's budget, take the mechanism's input (pixel
+ * One camera's frames: detect, track, link the track to a person (where the gateway links
+ * appearances), ask the person's and the track's budget, take the mechanism's input (pixel
  * crop or embedding, {@link FaceInput}), perturb, spool. Runs on the camera's own thread, so its
  * detector, embedder and tracker need no locking.
  *
@@ -50,6 +54,10 @@ final class CameraWorker {
     private final FacePublisher publisher;
     private final Uplink uplink;
     private final OriginLog origins;
+    /** The gateway's appearance linking; null where off, and then the budget scope is the track. */
+    private final GatewayLinking linking;
+    /** Each live track's person, once linked. */
+    private final Map<String, String> persons = new HashMap<>();
     private final IouTracker tracker = new IouTracker();
     /** The version of the policy each live track started under, and its releases so far. */
     private final Map<String, long[]> tracks = new HashMap<>();
@@ -76,6 +84,13 @@ final class CameraWorker {
 
     CameraWorker(String camera, boolean independentFrames, FaceFinder detector, PolicyStore policies,
                  Mechanisms mechanisms, FacePublisher publisher, Uplink uplink, OriginLog origins, MeterRegistry metrics) {
+        this(camera, independentFrames, detector, policies, mechanisms, publisher, uplink, origins, metrics, null);
+    }
+
+    CameraWorker(String camera, boolean independentFrames, FaceFinder detector, PolicyStore policies,
+                 Mechanisms mechanisms, FacePublisher publisher, Uplink uplink, OriginLog origins, MeterRegistry metrics,
+                 GatewayLinking linking) {
+        this.linking = linking;
         this.camera = camera;
         this.independentFrames = independentFrames;
         this.detector = detector;
@@ -145,9 +160,16 @@ final class CameraWorker {
                     continue;
                 }
                 long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {budgetVersion, 0});
-                Optional<TrackBudget.Grant> grant = state[0] == budgetVersion
+                // The person is linked before any grant, and must have room before the track asks.
+                Optional<String> person = linking == null ? Optional.empty() : linking.personOf(camera, t.trackId(),
+                        persons, frame.image(), found.get(i), this::embedder, frame.capturedAt());
+                boolean personRoom = linking == null
+                        || person.isPresent() && linking.ledger().hasRoom(person.get(), budget, frame.capturedAt());
+                Optional<TrackBudget.Grant> grant = state[0] == budgetVersion && personRoom
                         ? budget.request(t.trackId(), t.framesSeen(), frame.capturedAt()) : Optional.empty();
-                if (grant.isEmpty()) {
+                Optional<PersonLedger.Charge> charge = grant.isEmpty() || linking == null ? Optional.empty()
+                        : linking.ledger().charge(person.get(), budget, frame.capturedAt());
+                if (grant.isEmpty() || linking != null && charge.isEmpty()) {
                     withheld.incrementAndGet();
                     withheldCounter.increment();
                     continue;
@@ -158,7 +180,11 @@ final class CameraWorker {
                 PerturbedFace rec = publisher.record(rel, camera, t.trackId(), frame.capturedAt(), null,
                         TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())
                                 .setEpsilonSpentInWindow(g.epsilonSpentInWindow()).setEpsilonBudget(g.epsilonBudget())
-                                .setBudgetPolicy(g.policy()).setWindowStartMillis(g.windowStart()).build());
+                                .setBudgetPolicy(g.policy()).setWindowStartMillis(g.windowStart())
+                                .setPerson(charge.map(c -> PersonRelease.newBuilder()
+                                        .setEpsilonSpentInWindow(c.epsilonSpentInWindow()).setEpsilonBudget(c.epsilonBudget())
+                                        .setLinkedAppearances(c.appearances()).setWindowStartMillis(c.windowStart()).build())
+                                        .orElse(null)).build());
                 origins.write(rec.getEventId(), frame.origin());
                 if (!uplink.submit(rec)) {
                     spoolDropped.incrementAndGet();
@@ -181,6 +207,7 @@ final class CameraWorker {
                 releasesPerTrack.record(state[1]);
             }
             budget.forget(id);
+            persons.remove(id);
         }
     }
 

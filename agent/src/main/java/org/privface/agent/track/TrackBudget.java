@@ -197,6 +197,26 @@ public final class TrackBudget {
         return window;
     }
 
+    /** The cap in ledger units (ε, or μ² for GAUSSIAN_DP): what a ledger above the track's charges against. */
+    public double capUnits() {
+        return capUnits;
+    }
+
+    /** The ledger units one grant spends. */
+    public double unitsPerRelease() {
+        return unitsPerRelease;
+    }
+
+    /** ε of an amount of ledger units: itself, or the ε at δ of μ = √units, at most the cap. */
+    public double epsilonOfUnits(double units) {
+        return accounting == Accounting.PURE_EPSILON ? units : Math.min(epsilonOf(units), epsilonTrack);
+    }
+
+    /** Two ulps of the cap per release: the rounding a sum of k equal shares may carry past the cap. */
+    public double roundingSlackFor(int releases) {
+        return roundingSlack(releases);
+    }
+
     /** ε of an amount of ledger units: itself, or the ε at δ of μ = √units. */
     private double epsilonOf(double units) {
         return accounting == Accounting.PURE_EPSILON ? units : MuGdp.epsilonFor(Math.sqrt(units), delta);

@@ -346,6 +346,9 @@ final class TopicAudit {
             // The enrollment ledger's figures (Enrollment.report), or its error when the ledger cannot open.
             "enrollment", obj("images", "releases", "refusedReleases", "maxComposedEpsilon", "totalComposedEpsilon",
                     "epsilonCap", "releasedThisRun", "refusedThisRun", "error"),
+            // Appearance linking's counts and ε (GatewayLinking.report); never an embedding or a person id.
+            "linking", obj("enabled", "budgetScope", "reason", "threshold", "appearances", "linkedAppearances",
+                    "personsHeld", "maxPersonEpsilon", "personCharges", "personRefusals"),
             "residentMemoryBytes");
 
     private void json(Captured r, String where, Shape shape) {

@@ -124,7 +124,8 @@ public class ConsoleController {
                 g.put("live", gwLive);
                 g.put("reportedAt", at.toString());
                 g.put("reportAgeSeconds", Duration.between(at, now).toSeconds());
-                for (String k : List.of("policyVersion", "policy", "floor", "uplink", "lastChange", "startedAt", "enrollment")) {
+                for (String k : List.of("policyVersion", "policy", "floor", "uplink", "lastChange", "startedAt", "enrollment",
+                        "linking")) {
                     g.put(k, body.get(k));
                 }
                 g.put("framesPerSec", StatusReader.rate(e.getValue(), "frames"));
@@ -162,6 +163,7 @@ public class ConsoleController {
             s.put("gateways", gws);
             s.put("cameras", cams);
             s.put("enrollment", enrollment(gws));
+            s.put("linking", PersonBudgets.site(gws));
             s.put("recognizer", stats.get(site));
             out.add(s);
         }

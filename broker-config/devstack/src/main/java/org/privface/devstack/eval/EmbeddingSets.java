@@ -37,8 +37,12 @@ final class EmbeddingSets {
         LabelledFaces faces;
         Path yunet = FaceModels.findYunet(null).orElseThrow(() -> new IOException("YuNet not found under "
                 + FaceModels.sharedModels().toAbsolutePath() + " (set FACE_MODELS)"));
+        long images;
+        try (var s = Files.walk(root)) {
+            images = s.filter(Files::isRegularFile).count();
+        }
         try (FaceFinder detector = new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0);
-             FaceEmbedder embedder = OnnxEmbedder.fromPackage()) {
+             FaceEmbedder embedder = progress(OnnxEmbedder.fromPackage(), new Progress(System.out, (int) images))) {
             faces = FaceDatasets.embedded(root, detector, embedder);
         } catch (IOException e) {
             throw e;
@@ -49,8 +53,36 @@ final class EmbeddingSets {
         for (String origin : faces.origins()) {
             files.add(Path.of(origin).getFileName().toString());
         }
+        System.out.println();
         EmbeddingCache c = new EmbeddingCache(faces.faces(), faces.labels(), faces.names(), files);
         c.write(file);
         return c;
+    }
+
+    /** The embedder, stepping a progress bar per face (images where no face is found step nothing). */
+    private static FaceEmbedder progress(FaceEmbedder e, Progress p) {
+        return new FaceEmbedder() {
+            @Override
+            public int dimension() {
+                return e.dimension();
+            }
+
+            @Override
+            public double[] embed(org.opencv.core.Mat bgrFrame, org.privface.agent.detect.DetectedFace face) {
+                double[] v = e.embed(bgrFrame, face);
+                p.step("faces embedded");
+                return v;
+            }
+
+            @Override
+            public String modelId() {
+                return e.modelId();
+            }
+
+            @Override
+            public void close() {
+                e.close();
+            }
+        };
     }
 }

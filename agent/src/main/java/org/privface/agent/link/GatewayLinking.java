@@ -1,0 +1,124 @@
+package org.privface.agent.link;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import org.opencv.core.Mat;
+import org.opencv.core.Rect;
+import org.privface.agent.detect.DetectedFace;
+import org.privface.agent.embed.FaceEmbedder;
+
+/**
+ * Appearance linking on one gateway: gives each new track its person, from the raw embedding of the
+ * track's first face that passes the quality checks, before any budget is asked (computing an
+ * embedding releases nothing). The embedding goes to the {@link PersonLedger} and nowhere else.
+ */
+public final class GatewayLinking {
+    /** Cosine at which two appearances are one person: the miss rate ≤ 1 % operating point of docs/results/link-calibration.csv. */
+    public static final double DEFAULT_THRESHOLD = 0.20;
+    /** Faces narrower than this (pixels) are not embedded for linking: too little face for a reliable link. */
+    public static final int DEFAULT_MIN_FACE_SIZE = 40;
+    /** Detector confidence a face needs to be embedded for linking. */
+    public static final double DEFAULT_MIN_SCORE = 0.8;
+
+    private final PersonLedger ledger;
+    private final int minFaceSize;
+    private final double minScore;
+
+    public GatewayLinking(PersonLedger ledger, int minFaceSize, double minScore) {
+        this.ledger = ledger;
+        this.minFaceSize = minFaceSize;
+        this.minScore = minScore;
+    }
+
+    /** Whether linking runs, and why not. */
+    public record Decision(GatewayLinking linking, String reason) {
+        public Optional<GatewayLinking> on() {
+            return Optional.ofNullable(linking);
+        }
+    }
+
+    /**
+     * Opens linking where it can run: enabled, an embedding network on disk, and a detector with
+     * the landmarks alignment needs. Otherwise off, and the records' budget scope is the track.
+     */
+    public static Decision open(boolean enabled, double threshold, int minFaceSize, double minScore, Path embedderModel,
+                                boolean landmarks, Path dir, Duration window) throws IOException {
+        if (!enabled) {
+            return new Decision(null, "agent.link.enabled is false");
+        }
+        if (embedderModel == null || !Files.isRegularFile(embedderModel)) {
+            return new Decision(null, "no embedding network at " + embedderModel);
+        }
+        if (!landmarks) {
+            return new Decision(null, "the detector gives no landmarks, which alignment needs");
+        }
+        PersonLedger l = PersonLedger.open(dir, threshold, window, Instant.now());
+        return new Decision(new GatewayLinking(l, minFaceSize, minScore), "on");
+    }
+
+    public PersonLedger ledger() {
+        return ledger;
+    }
+
+    /**
+     * The person of a track: the one it was linked to, or, on the track's first face that passes
+     * the quality checks, the person its embedding links to. Empty while no face of the track has
+     * passed, or when the ledger is full; the face must then not be released.
+     *
+     * @param trackPersons the camera's track → person map; a new link is put there
+     */
+    public Optional<String> personOf(String camera, String trackId, Map<String, String> trackPersons, Mat frame,
+                                     DetectedFace face, Supplier<FaceEmbedder> embedder, Instant now) {
+        String known = trackPersons.get(trackId);
+        if (known != null) {
+            return Optional.of(known);
+        }
+        if (!passes(frame, face)) {
+            return Optional.empty();
+        }
+        Optional<PersonLedger.Link> link = ledger.link(camera, embedder.get().embed(frame, face), now);
+        link.ifPresent(l -> trackPersons.put(trackId, l.personId()));
+        return link.map(PersonLedger.Link::personId);
+    }
+
+    /** Landmarks for alignment, a confident detection, enough pixels, and the whole box in the frame. */
+    boolean passes(Mat frame, DetectedFace face) {
+        Rect b = face.box();
+        return face.landmarks() != null && face.landmarks().length >= 10 && face.score() >= minScore
+                && b.width >= minFaceSize && b.x >= 0 && b.y >= 0 && b.x + b.width <= frame.cols()
+                && b.y + b.height <= frame.rows();
+    }
+
+    /** The status report's linking section; counts and ε only, never an embedding or an id. */
+    public Map<String, Object> report() {
+        PersonLedger.Stats s = ledger.stats(Instant.now());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("enabled", true);
+        m.put("budgetScope", "person");
+        m.put("threshold", s.threshold());
+        m.put("appearances", s.appearances());
+        m.put("linkedAppearances", s.linked());
+        m.put("personsHeld", s.persons());
+        m.put("maxPersonEpsilon", s.maxPersonEpsilon());
+        m.put("personCharges", s.charges());
+        m.put("personRefusals", s.refusals());
+        return m;
+    }
+
+    /** The report of a gateway that links nothing. */
+    public static Map<String, Object> offReport(String reason) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("enabled", false);
+        m.put("budgetScope", "track");
+        m.put("reason", reason);
+        return m;
+    }
+}
