@@ -132,8 +132,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         LOG.info("face detector: {}", enrollDetector.describe());
         if (FaceInput.needsEmbedding(policy)) {
             // Where the network came from matters as much as what it is (docs/face-stack.md).
-            LOG.info("face embedding: {} from {}", settings.getEmbedder().spec().model().getFileName(),
-                    settings.getEmbedder().spec().model().toAbsolutePath().getParent());
+            LOG.info("face embedding: {}", settings.getEmbedder().describe());
         }
         Mechanisms.BasisFit.parse(settings.getBasisFit()); // refuses an unpaid enrollment fit before anything opens
         EnrollmentLedger ledger = settings.getEnrollFolder() == null ? null : openLedger(policies);

@@ -90,27 +90,45 @@ public class AgentSettings {
     public void setEmbedder(Embedder embedder) { this.embedder = embedder; }
 
     /**
-     * {@code agent.embedder}: the ONNX face-embedding network for the EMBEDDING mechanism. Unset
-     * model: {@code fr_feature.onnx} from the npm package the build fetches, with its own input
-     * (112, RGB, (x − 127)/128). Another network (SFace, ArcFace) is configured by path, input
-     * size and normalisation.
+     * {@code agent.embedder}: the face-embedding network for the EMBEDDING mechanism.
+     * {@code network} picks a packaged one ({@link org.privface.agent.embed.FaceEmbedders}): {@code dlib}
+     * (dlib's ResNet descriptor, public-domain weights, the default) or {@code fr_feature} (the faceplugin
+     * npm package's ONNX network); docs/face-stack.md compares them. A {@code model} path instead runs
+     * any ONNX network (SFace, ArcFace), configured by input size and normalisation.
      */
     @ConfigurationProperties("embedder")
     public static class Embedder {
+        private String network = org.privface.agent.embed.FaceEmbedders.DLIB;
         private Path model;
         private int inputSize = 112;
         private double scale = 1 / 128.0;
         private double mean = 127;
         private boolean swapRb = true;
 
-        /** The network's input, or the packaged model's when no path is set. */
-        public org.privface.agent.embed.OnnxEmbedder.Spec spec() {
+        /** A new embedder for one thread: the configured ONNX file, else the packaged network. */
+        public org.privface.agent.embed.FaceEmbedder create() {
             return model == null
-                    ? org.privface.agent.embed.OnnxEmbedder.Spec.faceplugin(
-                            org.privface.agent.detect.FaceModels.faceplugin(org.privface.agent.detect.FaceModels.FEATURE))
-                    : new org.privface.agent.embed.OnnxEmbedder.Spec(model, inputSize, scale, mean, swapRb);
+                    ? org.privface.agent.embed.FaceEmbedders.create(network)
+                    : new org.privface.agent.embed.OnnxEmbedder(
+                            new org.privface.agent.embed.OnnxEmbedder.Spec(model, inputSize, scale, mean, swapRb));
         }
 
+        /** For the log: which network, and where its file comes from. */
+        public String describe() {
+            if (model != null) {
+                return "ONNX network " + model.toAbsolutePath();
+            }
+            return switch (network) {
+                case org.privface.agent.embed.FaceEmbedders.DLIB -> "dlib's ResNet descriptor (public-domain weights) from "
+                        + org.privface.agent.detect.FaceModels.faceapiDir().toAbsolutePath();
+                case org.privface.agent.embed.FaceEmbedders.FR_FEATURE -> "fr_feature.onnx (training data undocumented) from "
+                        + org.privface.agent.detect.FaceModels.facepluginDir().toAbsolutePath();
+                default -> network;
+            };
+        }
+
+        public String getNetwork() { return network; }
+        public void setNetwork(String network) { this.network = network; }
         public Path getModel() { return model; }
         public void setModel(Path model) { this.model = model; }
         public int getInputSize() { return inputSize; }

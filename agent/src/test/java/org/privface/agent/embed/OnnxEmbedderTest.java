@@ -105,7 +105,9 @@ class OnnxEmbedderTest {
             System.out.printf(Locale.ROOT, "%s + %s on lfw5 (%d faces): mean cosine same person %.3f, different %.3f;"
                             + " worst same %.3f, best different %.3f; nearest neighbour right %d / %d%n", name,
                     embedder.modelId(), total, same / ns, different / nd, worstSame, bestDifferent, nearestRight, total);
-            assertTrue(same / ns > different / nd + 0.3, "same-person pairs must be far closer than different-person pairs");
+            // Scale-free (dlib's unit descriptors sit in a narrow cone, fr_feature's do not): every same-person
+            // pair closer than every different-person pair.
+            assertTrue(worstSame > bestDifferent, "same-person pairs must all be closer than different-person pairs");
             assertTrue(nearestRight >= total - 1, "nearest neighbour right for " + nearestRight + " of " + total);
         }
     }
