@@ -128,7 +128,13 @@ public class AgentSettings {
         }
 
         public String getNetwork() { return network; }
-        public void setNetwork(String network) { this.network = network; }
+        public void setNetwork(String network) {
+            if (!org.privface.agent.embed.FaceEmbedders.NAMES.contains(network)) { // refused at startup, not at the first face
+                throw new IllegalArgumentException("agent.embedder.network must be one of "
+                        + org.privface.agent.embed.FaceEmbedders.NAMES + ", was '" + network + "'");
+            }
+            this.network = network;
+        }
         public Path getModel() { return model; }
         public void setModel(Path model) { this.model = model; }
         public int getInputSize() { return inputSize; }

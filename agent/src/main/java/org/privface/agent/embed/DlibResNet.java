@@ -38,6 +38,14 @@ public final class DlibResNet implements AutoCloseable {
     static final float[] MEAN_RGB = {122.782f, 117.001f, 104.298f};
     static final float INPUT_DIVISOR = 256f;
 
+    static {
+        // As the recognizer does: the natives come from the pytorch-native-cpu jar on the classpath and
+        // nothing may be downloaded. An explicit -Dai.djl.offline wins.
+        if (System.getProperty("ai.djl.offline") == null) {
+            System.setProperty("ai.djl.offline", "true");
+        }
+    }
+
     /** One conv with its scale layer folded in: w' = w·s per output channel, b' = b·s + t. */
     private record Conv(NDArray weight, NDArray bias, int stride, int pad) {
         NDArray apply(NDArray x, boolean relu) {
