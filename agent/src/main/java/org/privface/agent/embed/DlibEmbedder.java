@@ -70,17 +70,9 @@ public final class DlibEmbedder implements FaceEmbedder {
 
     @Override
     public double[] embed(Mat frame, DetectedFace face) {
-        if (!face.hasLandmarks()) {
-            throw new IllegalArgumentException("the dlib embedding aligns faces by their five landmarks; this detector gives none"
-                    + " (use agent.detector yunet or ultraface)");
-        }
-        Mat colour = FaceEmbedder.bgr(frame);
-        Mat chip = FaceAlignment.align(colour, face.landmarks(), TEMPLATE, DlibResNet.SIDE);
-        if (colour != frame) {
-            colour.release();
-        }
-        double[] v = forward(chip);
-        chip.release();
+        Mat aligned = FaceAlignment.alignFace(frame, face, TEMPLATE, DlibResNet.SIDE);
+        double[] v = forward(aligned);
+        aligned.release();
         return v;
     }
 

@@ -25,8 +25,30 @@ public final class FaceAlignment {
 
     /** The 2×3 similarity matrix from frame to template coordinates scaled to {@code side}. */
     public static Mat transform(float[] landmarks, int side) {
+        return transform(landmarks, template(side));
+    }
+
+    /** {@link #TEMPLATE} scaled to a {@code side}×{@code side} crop. */
+    public static double[] template(int side) {
         double k = side / (double) SIDE;
-        return transform(landmarks, java.util.Arrays.stream(TEMPLATE).map(v -> v * k).toArray());
+        return java.util.Arrays.stream(TEMPLATE).map(v -> v * k).toArray();
+    }
+
+    /**
+     * An embedding network's input: the face of a BGR, BGRA or grey frame warped onto a template, as
+     * 3-channel BGR; a clear error when the detector gave no landmarks (a Haar box).
+     */
+    public static Mat alignFace(Mat frame, DetectedFace face, double[] template, int side) {
+        if (!face.hasLandmarks()) {
+            throw new IllegalArgumentException("the embedding aligns faces by their five landmarks; this detector gives none"
+                    + " (use agent.detector yunet or ultraface)");
+        }
+        Mat colour = FaceEmbedder.bgr(frame);
+        Mat out = align(colour, face.landmarks(), template, side);
+        if (colour != frame) {
+            colour.release();
+        }
+        return out;
     }
 
     /** The 2×3 similarity matrix that maps the five landmarks onto five template points (x, y pairs, pixels). */

@@ -78,15 +78,7 @@ public final class OnnxEmbedder implements FaceEmbedder {
 
     @Override
     public double[] embed(Mat frame, DetectedFace face) {
-        if (!face.hasLandmarks()) {
-            throw new IllegalArgumentException("the embedding aligns faces by their five landmarks; this detector gives none"
-                    + " (use agent.detector yunet or ultraface)");
-        }
-        Mat colour = FaceEmbedder.bgr(frame);
-        Mat aligned = FaceAlignment.align(colour, face.landmarks(), spec.inputSize());
-        if (colour != frame) {
-            colour.release();
-        }
+        Mat aligned = FaceAlignment.alignFace(frame, face, FaceAlignment.template(spec.inputSize()), spec.inputSize());
         double[] v = forward(aligned);
         aligned.release();
         return v;
