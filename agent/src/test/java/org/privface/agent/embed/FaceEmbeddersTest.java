@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Map;
+
+import io.micronaut.context.ApplicationContext;
 import org.junit.jupiter.api.Test;
 import org.privface.agent.AgentSettings;
 import org.privface.agent.detect.DeepModels;
@@ -18,6 +21,17 @@ class FaceEmbeddersTest {
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> e.setNetwork("arcface"));
         assertTrue(x.getMessage().contains("fr_feature"), x.getMessage());
         assertThrows(IllegalArgumentException.class, () -> FaceEmbedders.create("arcface"));
+    }
+
+    @Test
+    void oneConfigurationLinePicksTheNetwork() {
+        try (ApplicationContext ctx = ApplicationContext.run(Map.of("kafka.health.enabled", "false"))) {
+            assertEquals(FaceEmbedders.DLIB, ctx.getBean(AgentSettings.class).getEmbedder().getNetwork(), "application.yml");
+        }
+        try (ApplicationContext ctx = ApplicationContext.run(Map.of("kafka.health.enabled", "false",
+                "agent.embedder.network", "fr_feature"))) {
+            assertEquals(FaceEmbedders.FR_FEATURE, ctx.getBean(AgentSettings.class).getEmbedder().getNetwork());
+        }
     }
 
     @Test
