@@ -27,19 +27,15 @@ public interface FaceEmbedder extends AutoCloseable {
 
     /** A network's raw output divided by its L2 norm; a clear error for a zero or non-finite output. */
     static double[] unit(float[] raw) {
-        double norm = 0;
-        for (float f : raw) {
-            norm += (double) f * f;
-        }
-        norm = Math.sqrt(norm);
-        if (!(norm > 0) || !Double.isFinite(norm)) {
-            throw new IllegalStateException("the embedding network returned a zero or non-finite vector");
-        }
         double[] v = new double[raw.length];
         for (int i = 0; i < raw.length; i++) {
-            v[i] = raw[i] / norm;
+            v[i] = raw[i];
         }
-        return v;
+        try {
+            return org.privface.agent.privacy.aggregate.Sphere.normalize(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("the embedding network returned a zero or non-finite vector", e);
+        }
     }
 
     /** The frame as 3-channel BGR (the frame itself when it already is; else a copy the caller releases). */
