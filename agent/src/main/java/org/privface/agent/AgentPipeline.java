@@ -134,8 +134,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         LOG.info("face detector: {}", enrollDetector.describe());
         if (FaceInput.needsEmbedding(policy)) {
             // Where the network came from matters as much as what it is (docs/face-stack.md).
-            LOG.info("face embedding: {} from {}", settings.getEmbedder().spec().model().getFileName(),
-                    settings.getEmbedder().spec().model().toAbsolutePath().getParent());
+            LOG.info("face embedding: {}", settings.getEmbedder().describe());
         }
         Mechanisms.BasisFit.parse(settings.getBasisFit()); // refuses an unpaid enrollment fit before anything opens
         EnrollmentLedger ledger = settings.getEnrollFolder() == null ? null : openLedger(policies);
@@ -171,8 +170,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             startEnrollment(mechanisms, policies, ledger);
         }
 
-        GatewayLinking.Decision link = GatewayLinking.open(settings.getLink().isEnabled(), settings.getLink().getThreshold(),
-                settings.getLink().getMinFaceSize(), settings.getLink().getMinScore(), settings.getEmbedder().spec().model(),
+        GatewayLinking.Decision link = GatewayLinking.open(settings.getLink().isEnabled(),
+                settings.getLink().threshold(settings.getEmbedder()),
+                settings.getLink().getMinFaceSize(), settings.getLink().getMinScore(), settings.getEmbedder().missing(),
                 enrollDetector.landmarks(), settings.getDataDir().resolve(PERSONS), policy.window());
         LOG.info("appearance linking: {}", link.reason());
         state.register("linking", () -> link.on().map(GatewayLinking::report).orElseGet(() -> GatewayLinking.offReport(link.reason())));

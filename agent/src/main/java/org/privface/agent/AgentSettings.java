@@ -90,10 +90,11 @@ public class AgentSettings {
     public void setEmbedder(Embedder embedder) { this.embedder = embedder; }
 
     /**
-     * {@code agent.embedder}: the ONNX face-embedding network for the EMBEDDING mechanism. Unset
-     * model: {@code fr_feature.onnx} from the npm package the build fetches, with its own input
-     * (112, RGB, (x − 127)/128). Another network (SFace, ArcFace) is configured by path, input
-     * size and normalisation.
+     * {@code agent.embedder}: the face-embedding network for the EMBEDDING mechanism.
+     * {@code network} picks a packaged one ({@link org.privface.agent.embed.FaceEmbedders}): {@code dlib}
+     * (dlib's ResNet descriptor, public-domain weights, the default) or {@code fr_feature} (the faceplugin
+     * npm package's ONNX network); docs/face-stack.md compares them. A {@code model} path instead runs
+     * any ONNX network (SFace, ArcFace), configured by input size and normalisation.
      */
     private Link link = new Link();
 
@@ -104,14 +105,24 @@ public class AgentSettings {
     @ConfigurationProperties("link")
     public static class Link {
         private boolean enabled = true;
-        private double threshold = org.privface.agent.link.GatewayLinking.DEFAULT_THRESHOLD;
+        /** Unset: the embedding network's calibrated threshold ({@code FaceEmbedders.linkThreshold}). */
+        private Double threshold;
         private int minFaceSize = org.privface.agent.link.GatewayLinking.DEFAULT_MIN_FACE_SIZE;
         private double minScore = org.privface.agent.link.GatewayLinking.DEFAULT_MIN_SCORE;
 
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
-        public double getThreshold() { return threshold; }
-        public void setThreshold(double threshold) { this.threshold = threshold; }
+        public Double getThreshold() { return threshold; }
+        public void setThreshold(Double threshold) { this.threshold = threshold; }
+
+        /** The threshold in force: the configured one, else the packaged network's; NaN for an uncalibrated custom network. */
+        public double threshold(Embedder embedder) {
+            if (threshold != null) {
+                return threshold;
+            }
+            return embedder.getModel() == null ? org.privface.agent.embed.FaceEmbedders.linkThreshold(embedder.getNetwork())
+                    : Double.NaN;
+        }
         public int getMinFaceSize() { return minFaceSize; }
         public void setMinFaceSize(int minFaceSize) { this.minFaceSize = minFaceSize; }
         public double getMinScore() { return minScore; }
@@ -120,20 +131,52 @@ public class AgentSettings {
 
     @ConfigurationProperties("embedder")
     public static class Embedder {
+        private String network = org.privface.agent.embed.FaceEmbedders.DLIB;
         private Path model;
         private int inputSize = 112;
         private double scale = 1 / 128.0;
         private double mean = 127;
         private boolean swapRb = true;
 
-        /** The network's input, or the packaged model's when no path is set. */
-        public org.privface.agent.embed.OnnxEmbedder.Spec spec() {
+        /** A new embedder for one thread: the configured ONNX file, else the packaged network. */
+        public org.privface.agent.embed.FaceEmbedder create() {
             return model == null
-                    ? org.privface.agent.embed.OnnxEmbedder.Spec.faceplugin(
-                            org.privface.agent.detect.FaceModels.faceplugin(org.privface.agent.detect.FaceModels.FEATURE))
-                    : new org.privface.agent.embed.OnnxEmbedder.Spec(model, inputSize, scale, mean, swapRb);
+                    ? org.privface.agent.embed.FaceEmbedders.create(network)
+                    : new org.privface.agent.embed.OnnxEmbedder(
+                            new org.privface.agent.embed.OnnxEmbedder.Spec(model, inputSize, scale, mean, swapRb));
         }
 
+        /** Why the configured network cannot run here, or empty when its files are present. */
+        public java.util.Optional<String> missing() {
+            if (model != null) {
+                return java.nio.file.Files.isRegularFile(model) ? java.util.Optional.empty()
+                        : java.util.Optional.of("no embedding network at " + model.toAbsolutePath());
+            }
+            return org.privface.agent.embed.FaceEmbedders.missing(network);
+        }
+
+        /** For the log: which network, and where its file comes from. */
+        public String describe() {
+            if (model != null) {
+                return "ONNX network " + model.toAbsolutePath();
+            }
+            return switch (network) {
+                case org.privface.agent.embed.FaceEmbedders.DLIB -> "dlib's ResNet descriptor (public-domain weights) from "
+                        + org.privface.agent.detect.FaceModels.faceapiDir().toAbsolutePath();
+                case org.privface.agent.embed.FaceEmbedders.FR_FEATURE -> "fr_feature.onnx (training data undocumented) from "
+                        + org.privface.agent.detect.FaceModels.facepluginDir().toAbsolutePath();
+                default -> network;
+            };
+        }
+
+        public String getNetwork() { return network; }
+        public void setNetwork(String network) {
+            if (!org.privface.agent.embed.FaceEmbedders.NAMES.contains(network)) { // refused at startup, not at the first face
+                throw new IllegalArgumentException("agent.embedder.network must be one of "
+                        + org.privface.agent.embed.FaceEmbedders.NAMES + ", was '" + network + "'");
+            }
+            this.network = network;
+        }
         public Path getModel() { return model; }
         public void setModel(Path model) { this.model = model; }
         public int getInputSize() { return inputSize; }

@@ -15,7 +15,6 @@ import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.embed.FaceEmbedder;
-import org.privface.agent.embed.OnnxEmbedder;
 import org.privface.agent.enroll.EnrollmentLedger;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
@@ -147,8 +146,8 @@ final class Mechanisms {
             // φ = the largest eigenvalue: Δ = τ/√λ₁ and every coordinate's noise is at most τ/μ (docs/mechanisms.md).
             case GAUSSIAN -> labelled(new GaussianMechanism(peepBasis(), mu, peepBasis().eigenvalues()[0], gaussian), covers);
             case FISHER -> labelled(new FisherMechanism(fisherBasis(preset), epsilonPerRelease, laplace), QUERY_FACES_ONLY);
-            // Takes the embedder's vector, not pixels (EmbeddingMechanism); the basis is the bundled public file.
-            case EMBEDDING -> EmbeddingMechanism.publicPreset(EmbeddingBasis.DEFAULT_MODEL,
+            // Takes the embedder's vector, not pixels (EmbeddingMechanism); the basis is the network's bundled public file.
+            case EMBEDDING -> EmbeddingMechanism.publicPreset(settings.getEmbedder().getNetwork(),
                     EmbeddingMechanism.Noise.parse(p.mode()), epsilonPerRelease,
                     p.budgetPolicy().epsilonPerRelease(p.epsilon()));
         });
@@ -176,7 +175,7 @@ final class Mechanisms {
 
     /** A new embedder from agent.embedder, for one thread (a camera's, or enrollment's). */
     FaceEmbedder newEmbedder() {
-        return new OnnxEmbedder(settings.getEmbedder().spec());
+        return settings.getEmbedder().create();
     }
 
     /** The enrollment folder as the policy's mechanism takes it (pixel crops or embeddings); null without a folder. */

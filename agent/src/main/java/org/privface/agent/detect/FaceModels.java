@@ -22,6 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       the npm package {@value #FACEPLUGIN_PACKAGE}, which the agent's build fetches into
  *       {@link #facepluginDir()} (src/main/sh/fetch-models.sh). Each file's SHA-256 is checked
  *       against the pinned value here before it is used.</li>
+ *   <li>dlib's face descriptor network (TensorFlow.js weights) comes the same way from
+ *       {@value #FACEAPI_PACKAGE}, into {@link #faceapiDir()}.</li>
  * </ul>
  */
 public final class FaceModels {
@@ -36,6 +38,13 @@ public final class FaceModels {
             DETECT, "6c0256ccd3164f844736a401faf936ec2930764a87ae39442180887d0c5c8854",
             LANDMARK, "f10b0ba1d2a8a099adefede1ebf3733e44fe370715e7303dbeb7f59c02142258",
             FEATURE, "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581");
+    /** dlib's face descriptor network in TensorFlow.js's format, from this npm package (fetch-models.sh). */
+    public static final String FACEAPI_PACKAGE = "@vladmandic/face-api@1.7.15";
+    public static final String DLIB_MANIFEST = "face_recognition_model-weights_manifest.json";
+    public static final String DLIB_WEIGHTS = "face_recognition_model.bin";
+    static final Map<String, String> FACEAPI_SHA256 = Map.of(
+            DLIB_MANIFEST, "cbaffa501b0b9275a12b63357a6843e7e30c054e1c9151e1a5f879b26e32986b",
+            DLIB_WEIGHTS, "b413e420d6840b2775fba32008db6f3cddb07d485967fb42cfcf379c16a8c589");
     private static final Map<Path, Boolean> VERIFIED = new ConcurrentHashMap<>();
 
     private FaceModels() {
@@ -65,19 +74,28 @@ public final class FaceModels {
     }
 
     /**
-     * Where the build unpacks the npm package's {@code model/} folder: {@code FACEPLUGIN_MODELS}
+     * Where the build unpacks the faceplugin package's {@code model/} folder: {@code FACEPLUGIN_MODELS}
      * (environment, then system property {@code privface.faceplugin}), default
      * {@code ~/.cache/privface/models/faceplugin-face-recognition-js-0.0.1/model}, outside
      * {@code target} so that {@code mvn clean} does not fetch it again.
      */
     public static Path facepluginDir() {
-        for (String c : new String[] {System.getenv("FACEPLUGIN_MODELS"), System.getProperty("privface.faceplugin")}) {
+        return npmDir(FACEPLUGIN_PACKAGE, "FACEPLUGIN_MODELS", "privface.faceplugin");
+    }
+
+    /** The same for {@value #FACEAPI_PACKAGE}: {@code FACEAPI_MODELS} or {@code privface.faceapi}. */
+    public static Path faceapiDir() {
+        return npmDir(FACEAPI_PACKAGE, "FACEAPI_MODELS", "privface.faceapi");
+    }
+
+    private static Path npmDir(String pkg, String env, String property) {
+        for (String c : new String[] {System.getenv(env), System.getProperty(property)}) {
             if (c != null && !c.isBlank()) {
                 return Path.of(c);
             }
         }
         return Path.of(System.getProperty("user.home"), ".cache", "privface", "models",
-                FACEPLUGIN_PACKAGE.replace('@', '-'), "model");
+                pkg.replaceFirst("^@", "").replace('/', '-').replace('@', '-'), "model");
     }
 
     /** Whether the faceplugin file is where the build puts it (not yet checked). */
@@ -85,16 +103,30 @@ public final class FaceModels {
         return Files.isRegularFile(facepluginDir().resolve(file));
     }
 
+    /** Whether the face-api file is where the build puts it (not yet checked). */
+    public static boolean hasFaceapi(String file) {
+        return Files.isRegularFile(faceapiDir().resolve(file));
+    }
+
     /** A faceplugin model file, checked against its pinned SHA-256; a clear error when missing or different. */
     public static Path faceplugin(String file) {
-        String sha = FACEPLUGIN_SHA256.get(file);
+        return pinned(FACEPLUGIN_PACKAGE, facepluginDir(), "FACEPLUGIN_MODELS", FACEPLUGIN_SHA256, file);
+    }
+
+    /** A face-api model file (dlib's network), checked against its pinned SHA-256. */
+    public static Path faceapi(String file) {
+        return pinned(FACEAPI_PACKAGE, faceapiDir(), "FACEAPI_MODELS", FACEAPI_SHA256, file);
+    }
+
+    private static Path pinned(String pkg, Path dir, String env, Map<String, String> pins, String file) {
+        String sha = pins.get(file);
         if (sha == null) {
-            throw new IllegalArgumentException("unknown faceplugin model " + file + "; known: " + FACEPLUGIN_SHA256.keySet());
+            throw new IllegalArgumentException("unknown model file " + file + " of " + pkg + "; known: " + pins.keySet());
         }
-        Path p = facepluginDir().resolve(file);
+        Path p = dir.resolve(file);
         if (!Files.isRegularFile(p)) {
-            throw new IllegalStateException(file + " not found in " + p.getParent().toAbsolutePath() + ": the agent's build fetches "
-                    + FACEPLUGIN_PACKAGE + " from the npm registry (agent/src/main/sh/fetch-models.sh); run it, or set FACEPLUGIN_MODELS");
+            throw new IllegalStateException(file + " not found in " + dir.toAbsolutePath() + ": the agent's build fetches "
+                    + pkg + " from the npm registry (agent/src/main/sh/fetch-models.sh); run it, or set " + env);
         }
         verify(p, sha);
         return p;

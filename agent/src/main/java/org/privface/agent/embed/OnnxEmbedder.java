@@ -8,7 +8,6 @@ import org.opencv.core.Scalar;
 import org.opencv.core.Size;
 import org.opencv.dnn.Dnn;
 import org.opencv.dnn.Net;
-import org.opencv.imgproc.Imgproc;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceModels;
 import org.privface.agent.detect.OpenCv;
@@ -79,19 +78,7 @@ public final class OnnxEmbedder implements FaceEmbedder {
 
     @Override
     public double[] embed(Mat frame, DetectedFace face) {
-        if (!face.hasLandmarks()) {
-            throw new IllegalArgumentException("the embedding aligns faces by their five landmarks; this detector gives none"
-                    + " (use agent.detector yunet or ultraface)");
-        }
-        Mat colour = frame;
-        if (frame.channels() != 3) {
-            colour = new Mat();
-            Imgproc.cvtColor(frame, colour, frame.channels() == 4 ? Imgproc.COLOR_BGRA2BGR : Imgproc.COLOR_GRAY2BGR);
-        }
-        Mat aligned = FaceAlignment.align(colour, face.landmarks(), spec.inputSize());
-        if (colour != frame) {
-            colour.release();
-        }
+        Mat aligned = FaceAlignment.alignFace(frame, face, FaceAlignment.template(spec.inputSize()), spec.inputSize());
         double[] v = forward(aligned);
         aligned.release();
         return v;
@@ -108,19 +95,7 @@ public final class OnnxEmbedder implements FaceEmbedder {
         out.reshape(1, 1).get(0, 0, raw);
         out.release();
         blob.release();
-        double norm = 0;
-        for (float f : raw) {
-            norm += (double) f * f;
-        }
-        norm = Math.sqrt(norm);
-        if (!(norm > 0) || !Double.isFinite(norm)) {
-            throw new IllegalStateException("the embedding network returned a zero or non-finite vector");
-        }
-        double[] v = new double[raw.length];
-        for (int i = 0; i < raw.length; i++) {
-            v[i] = raw[i] / norm;
-        }
-        return v;
+        return FaceEmbedder.unit(raw);
     }
 
     @Override

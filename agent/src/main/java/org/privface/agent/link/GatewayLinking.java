@@ -1,7 +1,6 @@
 package org.privface.agent.link;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,8 +20,6 @@ import org.privface.agent.embed.FaceEmbedder;
  * embedding releases nothing). The embedding goes to the {@link PersonLedger} and nowhere else.
  */
 public final class GatewayLinking {
-    /** Cosine at which two appearances are one person: the miss rate ≤ 1 % operating point of docs/results/link-calibration.csv. */
-    public static final double DEFAULT_THRESHOLD = 0.20;
     /** Faces narrower than this (pixels) are not embedded for linking: too little face for a reliable link. */
     public static final int DEFAULT_MIN_FACE_SIZE = 40;
     /** Detector confidence a face needs to be embedded for linking. */
@@ -49,13 +46,16 @@ public final class GatewayLinking {
      * Opens linking where it can run: enabled, an embedding network on disk, and a detector with
      * the landmarks alignment needs. Otherwise off, and the records' budget scope is the track.
      */
-    public static Decision open(boolean enabled, double threshold, int minFaceSize, double minScore, Path embedderModel,
-                                boolean landmarks, Path dir, Duration window) throws IOException {
+    public static Decision open(boolean enabled, double threshold, int minFaceSize, double minScore,
+                                Optional<String> embedderMissing, boolean landmarks, Path dir, Duration window) throws IOException {
         if (!enabled) {
             return new Decision(null, "agent.link.enabled is false");
         }
-        if (embedderModel == null || !Files.isRegularFile(embedderModel)) {
-            return new Decision(null, "no embedding network at " + embedderModel);
+        if (embedderMissing.isPresent()) {
+            return new Decision(null, embedderMissing.get());
+        }
+        if (Double.isNaN(threshold)) {
+            return new Decision(null, "no calibrated link threshold for a custom embedding network: set agent.link.threshold");
         }
         if (!landmarks) {
             return new Decision(null, "the detector gives no landmarks, which alignment needs");

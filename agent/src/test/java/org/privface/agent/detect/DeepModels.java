@@ -31,6 +31,15 @@ public final class DeepModels {
         }
     }
 
+    /** dlib's network from {@value FaceModels#FACEAPI_PACKAGE}, where the build puts it. */
+    public static void faceapiOrSkip() {
+        OpenCv.load();
+        for (String f : List.of(FaceModels.DLIB_MANIFEST, FaceModels.DLIB_WEIGHTS)) {
+            assumeTrue(FaceModels.hasFaceapi(f), f + " absent from " + FaceModels.faceapiDir()
+                    + " (the build fetches it from npm; offline?): skipping");
+        }
+    }
+
     public static UltraFaceDetector ultrafaceOrSkip() {
         facepluginOrSkip();
         return UltraFaceDetector.fromPackage();

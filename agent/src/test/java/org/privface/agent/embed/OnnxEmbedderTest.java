@@ -54,6 +54,13 @@ class OnnxEmbedderTest {
     private static void separates(String name, FaceFinder finder) throws IOException {
         try (OnnxEmbedder embedder = OnnxEmbedder.fromPackage()) {
             assertEquals(512, embedder.dimension());
+            separates(name, finder, embedder);
+        }
+    }
+
+    /** Same-person pairs far closer than different-person pairs, and the nearest neighbour right, on lfw5. */
+    static void separates(String name, FaceFinder finder, FaceEmbedder embedder) throws IOException {
+        {
             List<List<double[]>> people = embedLfw5(finder, embedder);
             double same = 0;
             double different = 0;
@@ -98,7 +105,9 @@ class OnnxEmbedderTest {
             System.out.printf(Locale.ROOT, "%s + %s on lfw5 (%d faces): mean cosine same person %.3f, different %.3f;"
                             + " worst same %.3f, best different %.3f; nearest neighbour right %d / %d%n", name,
                     embedder.modelId(), total, same / ns, different / nd, worstSame, bestDifferent, nearestRight, total);
-            assertTrue(same / ns > different / nd + 0.3, "same-person pairs must be far closer than different-person pairs");
+            // Scale-free (dlib's unit descriptors sit in a narrow cone, fr_feature's do not): every same-person
+            // pair closer than every different-person pair.
+            assertTrue(worstSame > bestDifferent, "same-person pairs must all be closer than different-person pairs");
             assertTrue(nearestRight >= total - 1, "nearest neighbour right for " + nearestRight + " of " + total);
         }
     }

@@ -56,20 +56,23 @@ class GatewayLinkingTest {
     @Test
     void linkingIsOffWithoutANetworkOrLandmarksAndSaysWhy(@TempDir Path dir) throws Exception {
         Duration w = Duration.ofMinutes(10);
-        GatewayLinking.Decision noModel = GatewayLinking.open(true, 0.2, 40, 0.8, dir.resolve("absent.onnx"), true,
+        GatewayLinking.Decision noModel = GatewayLinking.open(true, 0.2, 40, 0.8, java.util.Optional.of("no embedding network at absent.onnx"), true,
                 dir.resolve("persons"), w);
         assertTrue(noModel.on().isEmpty());
         assertTrue(noModel.reason().contains("no embedding network"), noModel.reason());
-        java.nio.file.Files.write(dir.resolve("net.onnx"), new byte[] {1});
-        GatewayLinking.Decision haar = GatewayLinking.open(true, 0.2, 40, 0.8, dir.resolve("net.onnx"), false,
+        GatewayLinking.Decision haar = GatewayLinking.open(true, 0.2, 40, 0.8, java.util.Optional.empty(), false,
                 dir.resolve("persons"), w);
         assertTrue(haar.on().isEmpty());
         assertTrue(haar.reason().contains("landmarks"), haar.reason());
-        assertTrue(GatewayLinking.open(false, 0.2, 40, 0.8, dir.resolve("net.onnx"), true, dir.resolve("persons"), w)
+        assertTrue(GatewayLinking.open(false, 0.2, 40, 0.8, java.util.Optional.empty(), true, dir.resolve("persons"), w)
                 .on().isEmpty());
         assertFalse(java.nio.file.Files.exists(dir.resolve("persons")), "no person ledger is opened where linking is off");
         assertEquals("track", GatewayLinking.offReport(haar.reason()).get("budgetScope"));
-        assertTrue(GatewayLinking.open(true, 0.2, 40, 0.8, dir.resolve("net.onnx"), true, dir.resolve("persons"), w)
+        GatewayLinking.Decision custom = GatewayLinking.open(true, Double.NaN, 40, 0.8, java.util.Optional.empty(), true,
+                dir.resolve("persons"), w);
+        assertTrue(custom.on().isEmpty(), "an uncalibrated custom network does not link");
+        assertTrue(custom.reason().contains("agent.link.threshold"), custom.reason());
+        assertTrue(GatewayLinking.open(true, 0.2, 40, 0.8, java.util.Optional.empty(), true, dir.resolve("persons"), w)
                 .on().isPresent());
     }
 }

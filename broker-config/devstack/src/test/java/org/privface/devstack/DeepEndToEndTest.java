@@ -22,7 +22,7 @@ import org.privface.wire.avro.PerturbedFace;
 
 /**
  * The recommended path end to end on real faces: deep detector with landmarks → alignment →
- * fr_feature embedding → EMBEDDING sign-cap at ε 20 per face → real Kafka broker process →
+ * the default embedding (agent.embedder.network, dlib) → EMBEDDING sign-cap at ε 20 per face → real Kafka broker process →
  * recognizer (MLP) → answers, as separate processes, on a subset of lfw5. Skipped with a message
  * where the data set or the npm face models are absent.
  */
@@ -41,6 +41,8 @@ class DeepEndToEndTest {
         assumeTrue(lfw5 != null, "lfw5 not found: set FACE_DATASETS to the shared datasets folder");
         assumeTrue(FaceModels.hasFaceplugin(FaceModels.FEATURE) && FaceModels.hasFaceplugin(FaceModels.DETECT),
                 "the npm face models are not installed (the agent build fetches " + FaceModels.FACEPLUGIN_PACKAGE + ")");
+        assumeTrue(FaceModels.hasFaceapi(FaceModels.DLIB_WEIGHTS) && FaceModels.hasFaceapi(FaceModels.DLIB_MANIFEST),
+                "dlib's weights are not installed (the agent build fetches " + FaceModels.FACEAPI_PACKAGE + ")");
         Path work = Files.createTempDirectory("privface-deep-e2e-");
         // Links to the shared images, never copies.
         Path faces = work.resolve("faces");

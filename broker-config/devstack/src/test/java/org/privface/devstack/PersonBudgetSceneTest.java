@@ -71,6 +71,9 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
     private static final int FPS = 10;
     /** Loops of each feed the agent must read: every person appears on every camera this many times. */
     private static final int LOOPS = 2;
+    /** The agent's default embedding network, and the link threshold calibrated for it. */
+    private static final String NETWORK = new org.privface.agent.AgentSettings.Embedder().getNetwork();
+    private static final double THRESHOLD = org.privface.agent.embed.FaceEmbedders.linkThreshold(NETWORK);
 
     @Override
     protected String name() {
@@ -92,8 +95,8 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
     protected void assumeReady() {
         lfw139 = FaceDatasets.root().map(r -> r.resolve("lfw139")).filter(Files::isDirectory).orElse(null);
         assumeTrue(lfw139 != null, "lfw139 not found: set FACE_DATASETS to the shared datasets folder");
-        assumeTrue(FaceModels.hasFaceplugin(FaceModels.FEATURE),
-                "the npm face models are not installed (the agent build fetches " + FaceModels.FACEPLUGIN_PACKAGE + ")");
+        assumeTrue(org.privface.agent.embed.FaceEmbedders.missing(NETWORK).isEmpty(),
+                org.privface.agent.embed.FaceEmbedders.missing(NETWORK).orElse(""));
         assumeTrue(FaceModels.findYunet(null).isPresent(), "YuNet not found under FACE_MODELS: linking needs its landmarks");
     }
 
@@ -118,7 +121,7 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
             double allowed = EPSILON * (1 + allowedMisses);
             System.out.printf(Locale.ROOT, "SCENE %d people × %d cameras × ≥%d loops, ε %.1f per window, policy once;"
                             + " calibrated miss rate %.4f at threshold %.2f → at most %d miss(es) per person predicted%n",
-                    PEOPLE, CAMERAS, LOOPS, EPSILON, missRate, GatewayLinking.DEFAULT_THRESHOLD, allowedMisses);
+                    PEOPLE, CAMERAS, LOOPS, EPSILON, missRate, THRESHOLD, allowedMisses);
             System.out.printf(Locale.ROOT, "SCENE per-track accounting (before): ε per person %s (max %.1f), %d records, %d untraced%n",
                     track.epsilonByPerson(), max(track), track.records(), track.untraced());
             System.out.printf(Locale.ROOT, "SCENE per-person budget: ε per person %s (max %.1f), %d records, %d untraced; linking %s%n",
@@ -145,16 +148,16 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
         return r.epsilonByPerson().values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
     }
 
-    /** The miss rate at the default threshold from docs/results/link-calibration.csv; 1 % where it is absent. */
+    /** The miss rate at the default threshold from docs/results/link-calibration-" + NETWORK + ".csv; 1 % where it is absent. */
     private double calibratedMissRate() throws Exception {
-        Path csv = root.resolve("docs/results/link-calibration.csv");
+        Path csv = root.resolve("docs/results/link-calibration-" + NETWORK + ".csv");
         if (!Files.exists(csv)) {
             return 0.01;
         }
         for (String l : Files.readAllLines(csv)) {
             String[] f = l.split(",");
             if (f.length > 1 && f[0].matches("-?[0-9.]+")
-                    && Math.abs(Double.parseDouble(f[0]) - GatewayLinking.DEFAULT_THRESHOLD) < 1e-9) {
+                    && Math.abs(Double.parseDouble(f[0]) - THRESHOLD) < 1e-9) {
                 return Double.parseDouble(f[1]);
             }
         }

@@ -26,7 +26,10 @@ import org.privface.agent.detect.FaceModels;
 import org.privface.agent.detect.UltraFaceDetector;
 import org.privface.agent.detect.YuNetDetector;
 import org.privface.agent.embed.FaceAlignment;
+import org.privface.agent.embed.DlibEmbedder;
+import org.privface.agent.embed.DlibResNet;
 import org.privface.agent.embed.FaceEmbedder;
+import org.privface.agent.embed.FaceEmbedders;
 import org.privface.agent.embed.OnnxEmbedder;
 import org.privface.agent.privacy.PeepMechanism;
 import org.privface.agent.publish.FacePublisher;
@@ -140,34 +143,13 @@ final class DeepStack {
                 faces.add(f);
             }
         }
-        try (OnnxEmbedder embedder = OnnxEmbedder.fromPackage()) {
-            for (int i = 0; i < Math.min(20, faces.size()); i++) {
-                embedder.embed(frames.get(i), faces.get(i)); // warm-up
+        for (String network : FaceEmbedders.NAMES) {
+            if (network.equals(FaceEmbedders.DLIB) && !FaceModels.hasFaceapi(FaceModels.DLIB_WEIGHTS)) {
+                report.line("");
+                report.line("Embedding dlib: skipped, its weights are not in " + FaceModels.faceapiDir());
+                continue;
             }
-            List<Double> msWall = new ArrayList<>();
-            List<Double> msCpu = new ArrayList<>();
-            List<Double> alignMs = new ArrayList<>();
-            for (int r = 0; r < opt.reps(); r++) {
-                long cpu0 = EdgeBenchmark.processCpuNanos();
-                long t0 = System.nanoTime();
-                for (int i = 0; i < faces.size(); i++) {
-                    embedder.embed(frames.get(i), faces.get(i));
-                }
-                long t1 = System.nanoTime();
-                long cpu1 = EdgeBenchmark.processCpuNanos();
-                msWall.add((t1 - t0) / 1e6 / faces.size());
-                msCpu.add((cpu1 - cpu0) / 1e6 / faces.size());
-                long a0 = System.nanoTime();
-                for (int i = 0; i < faces.size(); i++) {
-                    FaceAlignment.align(frames.get(i), faces.get(i).landmarks(), FaceAlignment.SIDE).release();
-                }
-                alignMs.add((System.nanoTime() - a0) / 1e6 / faces.size());
-            }
-            report.line("");
-            report.line(String.format(Locale.ROOT, "Embedding (%s, %d-d) on the %d faces %s found, %d runs: **%s ms per face (wall)**,"
-                            + " %s ms of CPU time; of which alignment %s ms.", embedder.modelId(), embedder.dimension(),
-                    faces.size(), deepName, opt.reps(), EdgeBenchmark.meanSd(msWall, 1), EdgeBenchmark.meanSd(msCpu, 1),
-                    EdgeBenchmark.meanSd(alignMs, 2)));
+            embeddingCost(opt, report, network, frames, faces, deepName);
         }
 
         // The pipeline with the embedding against detection alone, each pipeline run against the detection run before it.
@@ -305,5 +287,43 @@ final class DeepStack {
             out.add(new EdgeBenchmark.Scene(frame, List.copyOf(faces)));
         }
         return out;
+    }
+
+    /** One network's cost per face (alignment and network) on the faces the deep detector found. */
+    private static void embeddingCost(EdgeBenchmark.Options opt, EdgeBenchmark.Report report, String network, List<Mat> frames,
+                                      List<DetectedFace> faces, String deepName) {
+        try (FaceEmbedder embedder = FaceEmbedders.create(network)) {
+            for (int i = 0; i < Math.min(20, faces.size()); i++) {
+                embedder.embed(frames.get(i), faces.get(i)); // warm-up
+            }
+            List<Double> msWall = new ArrayList<>();
+            List<Double> msCpu = new ArrayList<>();
+            List<Double> alignMs = new ArrayList<>();
+            for (int r = 0; r < opt.reps(); r++) {
+                long cpu0 = EdgeBenchmark.processCpuNanos();
+                long t0 = System.nanoTime();
+                for (int i = 0; i < faces.size(); i++) {
+                    embedder.embed(frames.get(i), faces.get(i));
+                }
+                long t1 = System.nanoTime();
+                long cpu1 = EdgeBenchmark.processCpuNanos();
+                msWall.add((t1 - t0) / 1e6 / faces.size());
+                msCpu.add((cpu1 - cpu0) / 1e6 / faces.size());
+                long a0 = System.nanoTime();
+                for (int i = 0; i < faces.size(); i++) {
+                    if (network.equals(FaceEmbedders.DLIB)) {
+                        FaceAlignment.align(frames.get(i), faces.get(i).landmarks(), DlibEmbedder.TEMPLATE, DlibResNet.SIDE).release();
+                    } else {
+                        FaceAlignment.align(frames.get(i), faces.get(i).landmarks(), FaceAlignment.SIDE).release();
+                    }
+                }
+                alignMs.add((System.nanoTime() - a0) / 1e6 / faces.size());
+            }
+            report.line("");
+            report.line(String.format(Locale.ROOT, "Embedding (%s, %d-d) on the %d faces %s found, %d runs: **%s ms per face (wall)**,"
+                            + " %s ms of CPU time; of which alignment %s ms.", embedder.modelId(), embedder.dimension(),
+                    faces.size(), deepName, opt.reps(), EdgeBenchmark.meanSd(msWall, 1), EdgeBenchmark.meanSd(msCpu, 1),
+                    EdgeBenchmark.meanSd(alignMs, 2)));
+        }
     }
 }

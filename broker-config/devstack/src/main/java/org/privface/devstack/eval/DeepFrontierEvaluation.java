@@ -47,6 +47,7 @@ import org.privface.recognizer.model.OpenSet;
  * half measure it), FNIR at that threshold without privacy and at {@code --recommended-eps}.
  *
  * <pre>mvn -B -q -Pdeep-eval install -DskipTests [-Deval.args="--sets lfw5 --seeds 1"]</pre>
+ * With {@code --models fr_feature,dlib} it compares the embedding networks instead ({@link ModelComparison}).
  */
 public final class DeepFrontierEvaluation {
     static final double TRAIN_FRACTION = 0.7;
@@ -97,11 +98,16 @@ public final class DeepFrontierEvaluation {
                 Map.entry("--datasets", System.getProperty("privface.datasets", "../shared/datasets")),
                 Map.entry("--cache", "target/embeddings"), Map.entry("--model", EmbeddingBasis.DEFAULT_MODEL),
                 Map.entry("--out", "docs/results"), Map.entry("--fit-basis", ""),
-                Map.entry("--recommended-eps", "20"), Map.entry("--mlp-eps", "20"), Map.entry("--selection", "true")),
+                Map.entry("--recommended-eps", "20"), Map.entry("--mlp-eps", "20"), Map.entry("--selection", "true"),
+                Map.entry("--models", "")),
                 args);
         Path cache = Path.of(opt.get("--cache"));
         Path datasets = Path.of(opt.get("--datasets"));
         String model = opt.get("--model");
+        if (!opt.get("--models").isEmpty()) { // issue 19: the networks side by side (ModelComparison)
+            ModelComparison.run(List.of(opt.get("--models").split(",")), opt, datasets, cache, Path.of(opt.get("--out")));
+            return;
+        }
         EmbeddingCache pub = EmbeddingSets.load(datasets, opt.get("--public"), cache, model);
         if (!opt.get("--fit-basis").isEmpty()) {
             EmbeddingBasis b = fitPublic(pub, model, opt.get("--public"), BASIS_DIRECTIONS);

@@ -12,11 +12,11 @@ import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.detect.FaceModels;
 import org.privface.agent.detect.YuNetDetector;
 import org.privface.agent.embed.FaceEmbedder;
-import org.privface.agent.embed.OnnxEmbedder;
+import org.privface.agent.embed.FaceEmbedders;
 
 /**
  * The embeddings of a folder-per-person data set as the agent computes them (YuNet → alignment →
- * {@code fr_feature.onnx}, through {@link FaceDatasets#embedded}), cached in
+ * the network {@code model} names in {@link FaceEmbedders}, through {@link FaceDatasets#embedded}), cached in
  * {@code <cache>/<set>-<model>.emb} after the first run.
  */
 final class EmbeddingSets {
@@ -33,7 +33,7 @@ final class EmbeddingSets {
             throw new IOException("data set " + set + " not found under " + datasets.toAbsolutePath()
                     + " (set FACE_DATASETS or --datasets)");
         }
-        System.out.printf("embedding %s (about 30 ms a face; cached in %s) ...%n", root, file);
+        System.out.printf("embedding %s with %s (30-100 ms a face; cached in %s) ...%n", root, model, file);
         LabelledFaces faces;
         Path yunet = FaceModels.findYunet(null).orElseThrow(() -> new IOException("YuNet not found under "
                 + FaceModels.sharedModels().toAbsolutePath() + " (set FACE_MODELS)"));
@@ -42,7 +42,7 @@ final class EmbeddingSets {
             images = s.filter(Files::isRegularFile).count();
         }
         try (FaceFinder detector = new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0);
-             FaceEmbedder embedder = progress(OnnxEmbedder.fromPackage(), new Progress(System.out, (int) images))) {
+             FaceEmbedder embedder = progress(FaceEmbedders.create(model), new Progress(System.out, (int) images))) {
             faces = FaceDatasets.embedded(root, detector, embedder);
         } catch (IOException e) {
             throw e;

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 import org.knowm.xchart.style.Styler;
-import org.privface.agent.privacy.embedding.EmbeddingBasis;
+import org.privface.agent.embed.FaceEmbedders;
 
 /**
  * Calibrates the threshold of appearance linking ({@code agent.link.threshold}) on real faces, with
@@ -26,7 +26,7 @@ import org.privface.agent.privacy.embedding.EmbeddingBasis;
  *       against the faces of 10 or 100 other people held at once, as the linker holds them; it
  *       links falsely when any of them reaches the threshold.</li>
  * </ul>
- * Writes {@code link-calibration.csv} and {@code .png} and prints the operating point: the highest
+ * Writes {@code link-calibration-<model>.csv} and {@code .png} and prints the operating point: the highest
  * threshold on the grid whose miss rate is at most {@code --max-miss}.
  */
 public final class LinkCalibration {
@@ -46,12 +46,20 @@ public final class LinkCalibration {
         Map<String, String> opt = EvalOptions.parse(Map.ofEntries(
                 Map.entry("--same", "lfw139"), Map.entry("--different", "lfw-public"),
                 Map.entry("--datasets", System.getProperty("privface.datasets", "../shared/datasets")),
-                Map.entry("--cache", "target/embeddings"), Map.entry("--model", EmbeddingBasis.DEFAULT_MODEL),
+                Map.entry("--cache", "target/embeddings"),
+                Map.entry("--models", String.join(",", FaceEmbedders.NAMES)),
                 Map.entry("--out", "docs/results"), Map.entry("--max-miss", "0.01"), Map.entry("--seed", "18")),
                 args);
+        for (String model : opt.get("--models").split(",")) {
+            calibrate(opt, model.strip());
+        }
+    }
+
+    /** One network's curves and operating point: each network's cosines need their own threshold. */
+    static void calibrate(Map<String, String> opt, String model) throws IOException {
+        System.out.println("== " + model);
         Path datasets = Path.of(opt.get("--datasets"));
         Path cache = Path.of(opt.get("--cache"));
-        String model = opt.get("--model");
         Progress progress = new Progress(System.out, 4 + GALLERIES.length);
         EmbeddingCache same = EmbeddingSets.load(datasets, opt.get("--same"), cache, model);
         progress.step("embedded " + opt.get("--same"));
@@ -81,7 +89,7 @@ public final class LinkCalibration {
         }
         Path out = Path.of(opt.get("--out"));
         Files.createDirectories(out);
-        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("link-calibration.csv")))) {
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("link-calibration-" + model + ".csv")))) {
             StringBuilder head = new StringBuilder("threshold,miss_rate,false_link_rate_pair");
             for (int g : GALLERIES) {
                 head.append(",false_link_rate_").append(g).append("_held");
@@ -96,7 +104,7 @@ public final class LinkCalibration {
             }
         }
         double[] x = points.stream().mapToDouble(Point::threshold).toArray();
-        Charts.line(out.resolve("link-calibration.png"), "Appearance linking on " + model + ": miss " + opt.get("--same")
+        Charts.line(out.resolve("link-calibration-" + model + ".png"), "Appearance linking on " + model + ": miss " + opt.get("--same")
                         + " (" + samePairs + " pairs), false link " + opt.get("--different"), "cosine threshold", "rate",
                 false, Charts.YAxis.UNIT, Styler.LegendPosition.OutsideS, 900, 640, series(points, x));
         double maxMiss = Double.parseDouble(opt.get("--max-miss"));
@@ -118,7 +126,7 @@ public final class LinkCalibration {
             }
             System.out.println();
         }
-        System.out.println("wrote " + out.resolve("link-calibration.csv") + " and .png");
+        System.out.println("wrote " + out.resolve("link-calibration-" + model + ".csv") + " and .png");
     }
 
     private static List<Charts.Series> series(List<Point> points, double[] x) {

@@ -1,0 +1,55 @@
+package org.privface.agent.embed;
+
+import java.util.List;
+
+/**
+ * The embedding networks the agent can run, by the name that {@code agent.embedder.network} and the
+ * bundled public bases ({@code embedding/<name>-lfwpublic.bin}) use. docs/face-stack.md compares them.
+ */
+public final class FaceEmbedders {
+    /** {@code fr_feature.onnx} (512-d) from the faceplugin npm package, through OpenCV DNN. */
+    public static final String FR_FEATURE = "fr_feature";
+    /** dlib's ResNet descriptor (128-d) from @vladmandic/face-api's TF.js weights, on DJL. */
+    public static final String DLIB = DlibEmbedder.MODEL;
+    public static final List<String> NAMES = List.of(FR_FEATURE, DLIB);
+
+    /**
+     * Cosine at which appearance linking takes two faces for one person, per network: the highest
+     * threshold whose miss rate (a person taken for someone new, which over-spends) is at most 1 %
+     * on lfw139's same-person pairs, from {@code docs/results/link-calibration-<network>.csv}
+     * ({@code -Plink-eval}). Cosines of different networks are not comparable, so each has its own.
+     */
+    public static double linkThreshold(String network) {
+        return switch (network) {
+            case FR_FEATURE -> 0.20;
+            case DLIB -> DLIB_LINK_THRESHOLD;
+            default -> throw new IllegalArgumentException("unknown embedding network '" + network + "'; known: " + NAMES);
+        };
+    }
+
+    /** dlib's operating point (see {@link #linkThreshold}). */
+    static final double DLIB_LINK_THRESHOLD = 0.89;
+
+    /** Why the packaged network cannot run here (its files are not installed), or empty when it can. */
+    public static java.util.Optional<String> missing(String network) {
+        boolean present = switch (network) {
+            case FR_FEATURE -> org.privface.agent.detect.FaceModels.hasFaceplugin(org.privface.agent.detect.FaceModels.FEATURE);
+            case DLIB -> org.privface.agent.detect.FaceModels.hasFaceapi(org.privface.agent.detect.FaceModels.DLIB_WEIGHTS);
+            default -> false;
+        };
+        return present ? java.util.Optional.empty()
+                : java.util.Optional.of("the " + network + " embedding network is not installed (the agent's build fetches it)");
+    }
+
+    private FaceEmbedders() {
+    }
+
+    /** A new embedder (one per thread) of a packaged network; a clear error for an unknown name. */
+    public static FaceEmbedder create(String network) {
+        return switch (network) {
+            case FR_FEATURE -> OnnxEmbedder.fromPackage();
+            case DLIB -> DlibEmbedder.fromPackage();
+            default -> throw new IllegalArgumentException("unknown embedding network '" + network + "'; known: " + NAMES);
+        };
+    }
+}
