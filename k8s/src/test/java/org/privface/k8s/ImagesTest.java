@@ -30,8 +30,9 @@ class ImagesTest {
     @Test
     void containersAndOverlaysNameTheImagesTheBuildMakes() throws Exception {
         String tag = property(pom(repo.resolve("pom.xml")), "images.tag");
+        assertEquals("privface", property(pom(repo.resolve("pom.xml")), "images.repository"));
         Element jib = jibPlugin(pom(repo.resolve("pom.xml")));
-        assertEquals("privface/${project.artifactId}:${images.tag}", text(jib, "to", "image"));
+        assertEquals("${images.repository}/${project.artifactId}:${images.tag}", text(jib, "to", "image"));
         Map<String, String> expected = Map.of("agent", "privface/agent:" + tag, "recognizer", "privface/recognizer:" + tag);
         assertEquals(expected.get("agent"), container("base/agent/daemonset.yaml").path("image").asText());
         assertEquals(expected.get("recognizer"), container("base/recognizer/deployment.yaml").path("image").asText());

@@ -2,7 +2,7 @@ package org.privface.devstack;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -44,12 +44,15 @@ import org.privface.wire.topics.Topics;
         disabledReason = "the image smoke test runs with -Pimages (k8s/README.md, \"Images\")")
 class ImageSmokeTest {
     private static final String SITE = "smoke";
+    /** The live-camera gateway's site, so its records stay apart from the folder run's. */
+    private static final String LIVE_SITE = "smokelive";
     private static final double EPSILON = 8;
     private final Path root = Path.of(System.getProperty("privface.root", "../..")).toAbsolutePath().normalize();
     private final List<AutoCloseable> running = new ArrayList<>();
     private Path work;
     private ImageRoot agentImage;
     private ImageRoot recognizerImage;
+    private String bootstrap;
 
     @BeforeAll
     void unpack() throws Exception {
@@ -64,6 +67,14 @@ class ImageSmokeTest {
                 .inheritIO().start().waitFor();
         agentImage = ImageRoot.unpack(agentTar, work.resolve("agent"));
         recognizerImage = ImageRoot.unpack(recognizerTar, work.resolve("recognizer"));
+        KafkaServerProcess kafka = KafkaServerProcess.start(root, Files.createDirectories(work.resolve("kafka")));
+        running.add(kafka);
+        bootstrap = kafka.bootstrapServers();
+        Properties ap = new Properties();
+        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(ap)) {
+            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE, LIVE_SITE)));
+        }
     }
 
     @AfterAll
@@ -89,15 +100,6 @@ class ImageSmokeTest {
 
     @Test
     void recognizerTrainsOnWhatTheAgentPublishesFromAFolderCamera() throws Exception {
-        KafkaServerProcess kafka = KafkaServerProcess.start(root, Files.createDirectories(work.resolve("kafka")));
-        running.add(kafka);
-        String bootstrap = kafka.bootstrapServers();
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
-        }
-
         // The recognizer as base/recognizer/deployment.yaml runs it: models and /tmp on volumes.
         int recognizerPort = KafkaServerProcess.freePort();
         Process recognizer = recognizerImage.start(
@@ -113,10 +115,9 @@ class ImageSmokeTest {
         // enrollment folder), with a folder of synthetic frames as its one camera.
         int agentPort = KafkaServerProcess.freePort();
         Path faces = root.resolve("test-data/synthetic");
-        Process agent = agentImage.start(
-                List.of(ImageRoot.Mount.tmpfs("/tmp"), ImageRoot.Mount.tmpfs("/var/lib/privface-agent"),
-                        ImageRoot.Mount.bind(faces.resolve("enroll"), "/var/lib/privface-agent-enroll"),
-                        ImageRoot.Mount.bind(faces.resolve("query"), "/srv/camera")),
+        List<ImageRoot.Mount> mounts = new ArrayList<>(agentMounts());
+        mounts.add(ImageRoot.Mount.bind(faces.resolve("query"), "/srv/camera"));
+        Process agent = agentImage.start(mounts,
                 Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(agentPort),
                         "AGENT_SITE_ID", SITE, "AGENT_GATEWAY_ID", "smoke-gateway",
                         "AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll", "AGENT_SOURCE", "/srv/camera",
@@ -146,13 +147,48 @@ class ImageSmokeTest {
         assertEquals(queries, results.size(), "every query answered; recognizer log:\n"
                 + tail(work.resolve("recognizer.log")));
         for (RecognitionResult r : results.values()) {
-            assertNotEquals(null, r.getModelVersion(), "answered by a trained model");
+            assertNotNull(r.getModelVersion(), "answered by a trained model");
             assertEquals(EPSILON, r.getEpsilonPerFace(), 1e-9);
         }
         assertTrue(recognizer.isAlive(), "the recognizer still runs");
         assertEquals(200, health(recognizerPort), "recognizer /health after training");
         String log = Files.readString(work.resolve("agent.log"));
         assertFalse(log.contains("Read-only file system"), "the agent wrote outside its volumes:\n" + log);
+    }
+
+    /**
+     * The FFmpeg natives (libavdevice links the base's libpulse, libasound and libxcb) load only
+     * for network and V4L2 cameras: a gateway on a live MJPEG-over-HTTP camera publishes queries.
+     */
+    @Test
+    void agentCapturesALiveCameraThroughFfmpeg() throws Exception {
+        try (MjpegFeed feed = new MjpegFeed(root.resolve("test-data/synthetic/query"), 5)) {
+            Process agent = agentImage.start(agentMounts(),
+                    Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(KafkaServerProcess.freePort()),
+                            "AGENT_SITE_ID", LIVE_SITE, "AGENT_GATEWAY_ID", "smoke-live-gateway",
+                            "AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll", "AGENT_PUBLISH_ENROLLMENTS", "false",
+                            "AGENT_CAMERAS_DOOR_URL", feed.url(), "AGENT_EPSILON", String.valueOf(EPSILON),
+                            "JAVA_TOOL_OPTIONS", "-Xmx1g"),
+                    work.resolve("agent-live.log"));
+            running.add(() -> ImageRoot.stop(agent));
+            Map<String, PerturbedFace> queries = Map.of();
+            long deadline = System.nanoTime() + Duration.ofMinutes(4).toNanos();
+            while (queries.isEmpty() && System.nanoTime() < deadline) {
+                assertTrue(agent.isAlive(), "the live gateway exited:\n" + tail(work.resolve("agent-live.log")));
+                queries = Demo.readAll(bootstrap, List.of(Topics.query(LIVE_SITE)), 1, Duration.ofSeconds(10),
+                        FaceRecords::decodeFace, PerturbedFace::getEventId);
+            }
+            System.out.printf("agent image, live camera: %d query records from %s%n", queries.size(), feed.url());
+            assertFalse(queries.isEmpty(), "no query from the live camera; agent log:\n" + tail(work.resolve("agent-live.log")));
+            assertEquals("door", String.valueOf(queries.values().iterator().next().getCameraId()));
+            ImageRoot.stop(agent);
+        }
+    }
+
+    /** The DaemonSet's volumes: /tmp and the data dir as emptyDir/hostPath, the enrollment folder read-only. */
+    private List<ImageRoot.Mount> agentMounts() {
+        return List.of(ImageRoot.Mount.tmpfs("/tmp"), ImageRoot.Mount.tmpfs("/var/lib/privface-agent"),
+                ImageRoot.Mount.bind(root.resolve("test-data/synthetic/enroll"), "/var/lib/privface-agent-enroll"));
     }
 
     private static void awaitHealthy(Process p, int port, Path log) throws Exception {
