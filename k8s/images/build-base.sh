@@ -15,10 +15,12 @@
 set -euo pipefail
 out="${1:?usage: build-base.sh OUT.tar}"
 suite=bookworm
-# OpenCV and OpenBLAS natives come whole in the bytedeco jars; the FFmpeg ones NEED these (readelf -d
-# libavdevice.so.62: libpulse.so.0, libasound.so.2, libxcb.so.1, libxcb-shm.so.0), and all of them
-# libstdc++.so.6. ca-certificates: TLS to Kafka with public CAs; the cluster CA is mounted.
-packages=openjdk-17-jre-headless,ca-certificates,libpulse0,libasound2,libxcb1,libxcb-shm0,libstdc++6
+# The bytedeco jars bring OpenCV, OpenBLAS and FFmpeg, but some of their natives NEED system
+# libraries (readelf -d): FFmpeg's libavdevice libpulse.so.0, libasound.so.2, libxcb.so.1 and
+# libxcb-shm.so.0; OpenCV's libjniopencv_highgui, which opencv_java loads with the rest, GTK 2
+# (libgtk-x11-2.0.so.0 and its cairo, gdk-pixbuf and glib); all of them libstdc++.so.6.
+# ca-certificates: TLS to Kafka with public CAs; the cluster CA is mounted.
+packages=openjdk-17-jre-headless,ca-certificates,libpulse0,libasound2,libxcb1,libxcb-shm0,libgtk2.0-0,libstdc++6
 ref=privface/base:$suite-jre17
 stamp="$out.inputs"
 inputs="$(sha256sum "$0" | cut -d' ' -f1) $suite $packages"

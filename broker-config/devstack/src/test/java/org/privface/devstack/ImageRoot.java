@@ -126,9 +126,12 @@ final class ImageRoot {
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
-    /** Stops a started image: SIGTERM through unshare, then SIGKILL after 30 s. */
+    /**
+     * Stops a started image as a runtime does: SIGTERM to its process (unshare --fork ignores
+     * SIGTERM itself while it waits), then SIGKILL to unshare after 30 s, which --kill-child passes on.
+     */
     static void stop(Process p) throws InterruptedException {
-        p.destroy();
+        p.children().forEach(ProcessHandle::destroy);
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
