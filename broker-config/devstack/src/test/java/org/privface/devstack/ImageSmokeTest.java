@@ -62,9 +62,9 @@ class ImageSmokeTest {
                 "no image tars (agent/ and recognizer/target/jib-image.tar): build them with mvn -Pimages package first");
         assumeTrue("root".equals(System.getProperty("user.name")),
                 "the smoke test mounts and chroots, which needs root; running as " + System.getProperty("user.name"));
-        work = Files.createDirectories(root.resolve("broker-config/devstack/target/image-smoke"));
-        new ProcessBuilder("rm", "-rf", work.resolve("agent").toString(), work.resolve("recognizer").toString())
-                .inheritIO().start().waitFor();
+        work = root.resolve("broker-config/devstack/target/image-smoke");
+        new ProcessBuilder("rm", "-rf", work.toString()).inheritIO().start().waitFor();
+        Files.createDirectories(work);
         agentImage = ImageRoot.unpack(agentTar, work.resolve("agent"));
         recognizerImage = ImageRoot.unpack(recognizerTar, work.resolve("recognizer"));
         KafkaServerProcess kafka = KafkaServerProcess.start(root, Files.createDirectories(work.resolve("kafka")));
