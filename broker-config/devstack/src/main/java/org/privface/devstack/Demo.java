@@ -367,7 +367,7 @@ public final class Demo {
     }
 
     /** Reads records of one type from the start of topics until {@code expected} are in, or quiet/timeout. */
-    private static <T> Map<String, T> readAll(Properties client, List<String> topics, int expected, Duration timeout,
+    static <T> Map<String, T> readAll(Properties client, List<String> topics, int expected, Duration timeout,
                                               java.util.function.Function<byte[], T> decode,
                                               java.util.function.Function<T, String> eventId) {
         Properties p = new Properties();
