@@ -58,7 +58,7 @@ class DiskSpoolTest {
         return new SpoolEntry("site-a.query", "cam-" + (i % 3), v, String.format("e%06d", i), 1_700_000_000_000L + i);
     }
 
-    static final int F = (int) DiskSpool.framedSize(entry(0));
+    static final int F = (int) SpoolFormat.framedSize(entry(0));
     /** Ten frames per segment. */
     static final int SEG = H + 10 * F;
 
@@ -134,7 +134,7 @@ class DiskSpoolTest {
                     v, "id-" + i, 1_700_000_000_000L + i));
         }
         for (SpoolEntry e : written) {
-            assertEquals(DiskSpool.encode(0, e).length, DiskSpool.framedSize(e));
+            assertEquals(SpoolFormat.encode(0, e).length, SpoolFormat.framedSize(e));
         }
         try (DiskSpool s = DiskSpool.open(dir, opts(1 << 20, DropPolicy.DROP_NEWEST))) {
             for (SpoolEntry e : written.subList(0, 30)) {
@@ -194,8 +194,8 @@ class DiskSpoolTest {
             assertEquals(SEG, s.segmentBytes());
             appendAll(s, 0, 35);
             List<String> names = segmentFiles().stream().map(p -> p.getFileName().toString()).collect(Collectors.toList());
-            assertEquals(List.of(DiskSpool.segmentName(0), DiskSpool.segmentName(10), DiskSpool.segmentName(20),
-                    DiskSpool.segmentName(30)), names);
+            assertEquals(List.of(SpoolFormat.segmentName(0), SpoolFormat.segmentName(10), SpoolFormat.segmentName(20),
+                    SpoolFormat.segmentName(30)), names);
             assertEquals(3L * SEG + H + 5L * F, s.bytes());
             assertEquals(segmentBytesOnDisk(), s.bytes());
 
@@ -208,7 +208,7 @@ class DiskSpoolTest {
             s.commit(34);
             assertEquals(0, segmentFiles().size(), "the active segment too is deleted once consumed");
             assertTrue(s.append(entry(35)));
-            assertEquals(List.of(dir.resolve(DiskSpool.segmentName(35))), segmentFiles());
+            assertEquals(List.of(dir.resolve(SpoolFormat.segmentName(35))), segmentFiles());
         }
     }
 
@@ -441,7 +441,7 @@ class DiskSpoolTest {
             appendAll(s, 0, 20);
             s.commit(4);
         }
-        Files.write(dir.resolve(DiskSpool.CHECKPOINT), new byte[] {1, 2, 3});
+        Files.write(dir.resolve(SpoolFormat.CHECKPOINT), new byte[] {1, 2, 3});
         try (DiskSpool s = DiskSpool.open(dir, opts(1 << 20, DropPolicy.DROP_NEWEST))) {
             assertEquals(1, s.recoveredCorruptions());
             assertEquals(idRange(0, 20), ids(all(s)), "at least once: e0..e4 come again");
@@ -678,7 +678,7 @@ class DiskSpoolTest {
             assertEquals(SEG, s.bytes());
             disk.full.set(false);
             appendAll(s, 11, 13);
-            assertEquals(List.of(dir.resolve(DiskSpool.segmentName(0)), dir.resolve(DiskSpool.segmentName(10))), segmentFiles());
+            assertEquals(List.of(dir.resolve(SpoolFormat.segmentName(0)), dir.resolve(SpoolFormat.segmentName(10))), segmentFiles());
         }
         try (DiskSpool s = DiskSpool.open(dir, opts(1 << 20, DropPolicy.DROP_NEWEST))) {
             List<String> expected = new ArrayList<>(idRange(0, 10));

@@ -1,8 +1,21 @@
 package org.privface.evaluation;
 
-import java.awt.Color;
+import static org.privface.evaluation.FrontierClassifiers.classMeans;
+import static org.privface.evaluation.FrontierClassifiers.clip;
+import static org.privface.evaluation.FrontierClassifiers.fisherDirections;
+import static org.privface.evaluation.FrontierClassifiers.kmeans;
+import static org.privface.evaluation.FrontierClassifiers.lda;
+import static org.privface.evaluation.FrontierClassifiers.multiply;
+import static org.privface.evaluation.FrontierClassifiers.ncm;
+import static org.privface.evaluation.FrontierClassifiers.nearest;
+import static org.privface.evaluation.FrontierClassifiers.norms;
+import static org.privface.evaluation.FrontierClassifiers.quantile;
+import static org.privface.evaluation.FrontierClassifiers.scaled;
+import static org.privface.evaluation.FrontierClassifiers.table;
+import static org.privface.evaluation.FrontierClassifiers.truncate;
+import static org.privface.evaluation.FrontierClassifiers.wiener;
+
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,33 +24,29 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 
-import org.ejml.data.DMatrixRMaj;
-import org.ejml.dense.row.CommonOps_DDRM;
-import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
-import org.ejml.interfaces.decomposition.CholeskyDecomposition_F64;
-import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
-import org.knowm.xchart.style.Styler;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.OpenCv;
 import org.privface.privacy.EigenBasis;
-import org.privface.privacy.fisher.FisherBasis;
 import org.privface.privacy.SecureLaplace;
 import org.privface.privacy.gdp.MuGdp;
 import org.privface.privacy.gdp.SecureGaussian;
 import org.privface.recognizer.model.MlpModel;
 import org.privface.recognizer.model.MlpOptions;
 import org.privface.recognizer.model.MlpTrainer;
+import org.privface.evaluation.FrontierFamilies.Classifier;
+import org.privface.evaluation.FrontierFamilies.Config;
+import org.privface.evaluation.FrontierFamilies.Group;
+import org.privface.evaluation.FrontierFamilies.Noise;
+import org.privface.evaluation.FrontierFamilies.Space;
 
 /**
  * Issue 11: the utility frontier of honest per-face local DP on lfw5 and ORL. Every point is PEEP's
@@ -78,93 +87,10 @@ public final class FrontierEvaluation {
     static final int VALIDATION_DRAWS = 3;
     /** Eigenface coordinates computed per fold; the release spaces use at most this many. */
     static final int PCA_DIM = 128;
-    static final int[] NCS = {4, 8, 16, 32, 64};
-    static final int[] FISHER_PCA = {32, 64, 128};
-    static final double[] LAPLACE_QUANTILES = {0.25, 0.5, 0.75, 0.9};
-    static final double[] GAUSS_QUANTILES = {0.25, 0.5, 0.75};
     /** Preset bands: the largest per-face ε a deployment is willing to spend per query face. */
     static final double[] BANDS = {1, 10, 20, 100, 1000};
     /** A preset takes the smallest ε whose validation F1 is this close to the best in its band. */
     static final double PRESET_TOLERANCE = 0.01;
-
-    enum Noise {
-        LAPLACE("lap-l1"), GAUSSIAN("gauss-l2"), RR("rr"),
-        /** Nothing is released (ε = 0): the recognizer can only answer the enrollment prior's majority class. */
-        NOTHING("prior-only");
-
-        final String tag;
-
-        Noise(String tag) {
-            this.tag = tag;
-        }
-    }
-
-    enum Classifier {
-        /** Gaussian classifier: class means and pooled covariance of the noisy enrollments (= within-class + noise), priors. */
-        LDA("lda"),
-        /** Nearest class mean of the noisy enrollments. */
-        NCM("ncm"),
-        /** Per-coordinate Wiener shrinkage of the query towards the enrollment mean (known noise variance), then NCM. */
-        WIENER("wiener-ncm"),
-        /** For codes: the class that most often produced the noisy code among the noisy enrollments. */
-        TABLE("table"),
-        /** The recognizer's MLP (small preset) trained on the noisy enrollments. */
-        MLP("mlp");
-
-        final String tag;
-
-        Classifier(String tag) {
-            this.tag = tag;
-        }
-    }
-
-    /**
-     * The space a face is released in: the first {@code dim} eigen-coordinates scaled by λ^-α, or
-     * the top {@code k} Fisher directions of the first {@code dim} eigen-coordinates.
-     */
-    record Space(boolean fisher, int dim, int k, double alpha) {
-        static Space pca(int nc, double alpha) {
-            return new Space(false, nc, nc, alpha);
-        }
-
-        static Space fisher(int p, int k) {
-            return new Space(true, p, k, 0);
-        }
-
-        String key() {
-            return fisher ? "fisher" + dim + "-k" + k : "pca" + dim + (alpha == 0 ? "" : "-w" + alphaName(alpha));
-        }
-
-        /** Number of coordinates released. */
-        int released() {
-            return k;
-        }
-    }
-
-    /**
-     * One mechanism configuration: space, noise, clip quantile (L1/L2) or code (RR: K &gt; 0 k-means
-     * centres, 0 the nearest class mean, -1 the LDA decision, i.e. class means with priors).
-     */
-    record Config(Space space, Noise noise, double quantile, int codes) {
-        String key() {
-            return switch (noise) {
-                case NOTHING -> "prior-only";
-                case RR -> space.key() + "-rr-" + (codes == 0 ? "classmeans" : codes < 0 ? "ldacode" : "kmeans" + codes);
-                default -> space.key() + "-" + noise.tag + "q" + fmt(quantile);
-            };
-        }
-
-        double delta() {
-            return noise == Noise.GAUSSIAN ? DELTA : 0;
-        }
-    }
-
-    /** A family of configurations sharing a mechanism; each classifier in it is selected separately. */
-    record Group(String name, boolean supervised, List<Config> grid, List<Classifier> classifiers) {
-        String family(Classifier c) {
-            return name + "-" + c.tag + "-r1";
-        }
-    }
 
     /** What one seed of one family gave at one ε: the configuration, its fresh validation F1, its test F1. */
     record Pick(Config config, double valF1, double testF1) {
@@ -210,7 +136,7 @@ public final class FrontierEvaluation {
         this.mlpEpsilons = Arrays.stream(mlpEpsilons).filter(e -> Arrays.stream(epsilons).anyMatch(x -> x == e))
                 .toArray();
         this.classes = data.names().size();
-        this.groups = groups(classes);
+        this.groups = FrontierFamilies.groups(classes, data.size());
     }
 
     public static void main(String[] args) throws Exception {
@@ -236,89 +162,6 @@ public final class FrontierEvaluation {
             new FrontierEvaluation(data, set, out, seeds, eps, mlpEps, mlp).run();
         }
         System.err.printf(Locale.ROOT, "frontier evaluation took %.0f s%n", (System.nanoTime() - t0) / 1e9);
-    }
-
-    List<Group> groups(int classes) {
-        List<Group> g = new ArrayList<>();
-        // The floor every selection can fall back to: release nothing and answer the majority class.
-        g.add(new Group("prior-only", false, List.of(new Config(new Space(false, 0, 0, 0), Noise.NOTHING, 0, 1)),
-                List.of(Classifier.TABLE)));
-        g.add(new Group("pca-lap-l1", false, grid(pcaSpaces(0), Noise.LAPLACE, LAPLACE_QUANTILES),
-                List.of(Classifier.LDA, Classifier.WIENER)));
-        g.add(new Group("pca-eigw-lap-l1", false, grid(pcaSpaces(1.0 / 3, 0.5), Noise.LAPLACE, LAPLACE_QUANTILES),
-                List.of(Classifier.LDA)));
-        g.add(new Group("pca-gauss-l2", false, grid(pcaSpaces(0), Noise.GAUSSIAN, GAUSS_QUANTILES),
-                List.of(Classifier.LDA, Classifier.WIENER)));
-        g.add(new Group("pca-white-gauss-l2", false, grid(pcaSpaces(0.5), Noise.GAUSSIAN, GAUSS_QUANTILES),
-                List.of(Classifier.LDA)));
-        List<Config> pcaCodes = new ArrayList<>();
-        for (int nc : new int[] {8, 16, 32}) {
-            for (double alpha : new double[] {0, 0.5}) {
-                for (int m : new int[] {1, 2, 4, 8, 16, 32}) {
-                    // At most a third of the validation fold's faces per code, so each centre is fitted on a few.
-                    if (m * classes <= data.size() * 0.7 * INNER_FRACTION / 3) {
-                        pcaCodes.add(new Config(Space.pca(nc, alpha), Noise.RR, 0, m * classes));
-                    }
-                }
-            }
-        }
-        g.add(new Group("pca-rr-kmeans", false, pcaCodes, List.of(Classifier.TABLE)));
-        List<Space> fisher = new ArrayList<>();
-        for (int p : FISHER_PCA) {
-            for (int k : fisherDims(classes)) {
-                if (k <= Math.min(p, classes - 1)) {
-                    fisher.add(Space.fisher(p, k));
-                }
-            }
-        }
-        g.add(new Group("fisher-lap-l1", true, grid(fisher, Noise.LAPLACE, LAPLACE_QUANTILES),
-                List.of(Classifier.LDA, Classifier.NCM)));
-        g.add(new Group("fisher-gauss-l2", true, grid(fisher, Noise.GAUSSIAN, GAUSS_QUANTILES), List.of(Classifier.LDA)));
-        List<Config> fisherCodes = new ArrayList<>();
-        for (int p : FISHER_PCA) {
-            for (int code : new int[] {0, -1}) {
-                fisherCodes.add(new Config(Space.fisher(p, Math.min(p, classes - 1)), Noise.RR, 0, code));
-            }
-        }
-        g.add(new Group("fisher-rr-code", true, fisherCodes, List.of(Classifier.TABLE)));
-        return g;
-    }
-
-    static int[] fisherDims(int classes) {
-        return classes <= 5 ? new int[] {1, 2, 3, 4} : new int[] {4, 8, 16, classes - 1};
-    }
-
-    private static List<Space> pcaSpaces(double... alphas) {
-        List<Space> s = new ArrayList<>();
-        for (double a : alphas) {
-            for (int nc : NCS) {
-                s.add(Space.pca(nc, a));
-            }
-        }
-        return s;
-    }
-
-    private static List<Config> grid(List<Space> spaces, Noise noise, double[] quantiles) {
-        List<Config> c = new ArrayList<>();
-        for (Space s : spaces) {
-            for (double q : quantiles) {
-                c.add(new Config(s, noise, q, 0));
-            }
-        }
-        return c;
-    }
-
-    /** Fixed configurations scored on the test split at every ε: the nc and Fisher-k levers, and the docs' l1-clip. */
-    List<Config> fixedConfigs() {
-        List<Config> c = new ArrayList<>();
-        c.add(new Config(Space.pca(PCA_DIM, 0), Noise.LAPLACE, 0.9, 0));
-        for (int nc : NCS) {
-            c.add(new Config(Space.pca(nc, 0), Noise.LAPLACE, 0.5, 0));
-        }
-        for (int k : fisherDims(classes)) {
-            c.add(new Config(Space.fisher(128, k), Noise.LAPLACE, 0.5, 0));
-        }
-        return c;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -578,7 +421,7 @@ public final class FrontierEvaluation {
                     progress.step(name + " s" + s + " " + g.name() + " eps=" + fmt(eps));
                 }
             }
-            for (Config c : fixedConfigs()) {
+            for (Config c : FrontierFamilies.fixedConfigs(classes)) {
                 for (double eps : epsilons) {
                     double f = score(release(test, c, eps, 1, "test"), Classifier.LDA, test.yEval, s);
                     fixed.computeIfAbsent(c.key() + "-lda-r1|" + fmt(eps), k -> new double[seeds])[s] = f;
@@ -661,7 +504,7 @@ public final class FrontierEvaluation {
         for (Map.Entry<String, double[]> e : fixed.entrySet()) {
             String[] parts = e.getKey().split("\\|");
             double eps = Double.parseDouble(parts[1]);
-            Config c = fixedConfigs().stream().filter(x -> parts[0].startsWith(x.key() + "-")).findFirst().orElseThrow();
+            Config c = FrontierFamilies.fixedConfigs(classes).stream().filter(x -> parts[0].startsWith(x.key() + "-")).findFirst().orElseThrow();
             rows.add(new Row(parts[0], eps, c.delta(), Double.NaN, eps, c.space().released(), e.getValue(), Double.NaN,
                     "fixed"));
         }
@@ -674,14 +517,15 @@ public final class FrontierEvaluation {
         }
         System.err.println(name + ": seconds per group " + seconds.entrySet().stream().map(e -> e.getKey() + " "
                 + Math.round(e.getValue())).collect(Collectors.joining(", ")));
-        writeCsv(rows);
-        writeDetail(rows);
-        printFrontier(rows);
-        writePresets("frontier-presets-" + name + ".csv", "all families", presets(bestPicks.get("all"),
+        FrontierReport report = new FrontierReport(name, out, seeds, epsilons, groups);
+        report.writeCsv(rows);
+        report.writeDetail(rows);
+        report.printFrontier(rows);
+        report.writePresets("frontier-presets-" + name + ".csv", "all families", presets(bestPicks.get("all"),
                 bestFamilies.get("all"), testFolds, classifierOf));
-        writePresets("frontier-presets-vector-" + name + ".csv", "vector releases only (no codes)", presets(
+        report.writePresets("frontier-presets-vector-" + name + ".csv", "vector releases only (no codes)", presets(
                 bestPicks.get("vector"), bestFamilies.get("vector"), testFolds, classifierOf));
-        chart(rows);
+        FrontierPlot.chart(out.resolve("frontier-" + name + ".png"), name, out, epsilons, groups, rows);
     }
 
     /** Records seed s of a derived configuration; the note keeps the configurations chosen per seed. */
@@ -759,429 +603,6 @@ public final class FrontierEvaluation {
         return out;
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Output.
-
-    private void writeCsv(List<Row> rows) throws IOException {
-        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("frontier-" + name + ".csv")))) {
-            w.println("mechanism,epsilon_per_face,delta,nc,f1_mean,f1_sd");
-            for (Row r : rows) {
-                w.printf(Locale.ROOT, "%s,%s,%s,%d,%.4f,%.4f%n", r.mechanism(), fmt(r.epsilon()),
-                        r.delta() == 0 ? "0" : fmt(r.delta()), r.nc(), r.mean(), r.sd());
-            }
-        }
-    }
-
-    private void writeDetail(List<Row> rows) throws IOException {
-        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("frontier-" + name + "-detail.csv")))) {
-            w.println("mechanism,epsilon_per_face,delta,mu,epsilon_enrollment,nc,f1_mean,f1_sd,val_f1_mean,f1_per_seed,"
-                    + "chosen_per_seed");
-            for (Row r : rows) {
-                w.printf(Locale.ROOT, "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%s,%s,%s%n", r.mechanism(), fmt(r.epsilon()),
-                        r.delta() == 0 ? "0" : fmt(r.delta()), Double.isNaN(r.mu()) ? "" : String.format(Locale.ROOT,
-                                "%.4f", r.mu()), r.mechanism().contains("-gauss-") && !Double.isInfinite(r.epsilon())
-                                ? String.format(Locale.ROOT, "%.4g", r.epsilonEnrollment()) : fmt(r.epsilonEnrollment()),
-                        r.nc(), r.mean(), r.sd(), Double.isNaN(r.valF1()) ? "" : String.format(Locale.ROOT, "%.4f",
-                                r.valF1()), Arrays.stream(r.f1()).mapToObj(v -> String.format(Locale.ROOT, "%.4f", v))
-                                .collect(Collectors.joining(";")), r.chosen());
-            }
-        }
-    }
-
-    private void printFrontier(List<Row> rows) {
-        System.out.printf("%n%s: weighted F1 per per-face epsilon (test split, mean over %d seeds; -val = chosen on "
-                + "validation)%n", name, seeds);
-        List<String> families = rows.stream().map(Row::mechanism).filter(m -> m.endsWith("-val") || m.startsWith("best"))
-                .distinct().toList();
-        StringBuilder head = new StringBuilder(String.format("%-34s", "family \\ eps"));
-        for (double e : epsilons) {
-            head.append(String.format("%7s", fmt(e)));
-        }
-        System.out.println(head);
-        for (String f : families) {
-            StringBuilder line = new StringBuilder(String.format("%-34s", f));
-            for (double e : epsilons) {
-                Row r = rows.stream().filter(x -> x.mechanism().equals(f) && x.epsilon() == e).findFirst().orElse(null);
-                line.append(r == null ? "      -" : String.format(Locale.ROOT, "%7.3f", r.mean()));
-            }
-            System.out.println(line);
-        }
-        rows.stream().filter(r -> Double.isInfinite(r.epsilon())).forEach(r -> System.out.printf(Locale.ROOT,
-                "%-34s %.3f +- %.3f (no privacy)%n", r.mechanism(), r.mean(), r.sd()));
-    }
-
-    private void writePresets(String file, String what, List<String[]> presets) throws IOException {
-        System.out.printf("%n%s: best configuration per epsilon band, %s (picked on validation, scored on test)%n",
-                name, what);
-        System.out.printf("%-8s %-40s %4s %8s %7s %7s%n", "band", "mechanism", "nc", "eps", "delta", "f1");
-        for (String[] p : presets) {
-            System.out.printf("%-8s %-40s %4s %8s %7s %7s +- %s%n", p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
-        }
-        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve(file)))) {
-            w.println("band,mechanism,nc,epsilon_per_face,delta,f1_mean");
-            for (String[] p : presets) {
-                w.println(String.join(",", Arrays.copyOf(p, 6)));
-            }
-        }
-    }
-
-    private void chart(List<Row> rows) throws IOException {
-        List<Charts.Series> series = new ArrayList<>();
-        Color[] palette = {new Color(31, 119, 180), new Color(174, 199, 232), new Color(255, 127, 14),
-            new Color(255, 187, 120), new Color(148, 103, 189), new Color(44, 160, 44), new Color(214, 39, 40),
-            new Color(140, 86, 75)};
-        int i = 0;
-        for (Group g : groups) {
-            String family = g.family(g.classifiers().get(0)) + "-val";
-            List<Row> line = rows.stream().filter(r -> r.mechanism().equals(family)).toList();
-            if (g.grid().get(0).noise() == Noise.NOTHING) {
-                double f = line.stream().mapToDouble(Row::mean).average().orElse(Double.NaN);
-                series.add(new Charts.Series(String.format(Locale.ROOT, "release nothing, answer the majority class "
-                        + "(%.3f)", f), new double[] {epsilons[0], 30000}, new double[] {f, f}, null, true, Color.RED));
-                continue;
-            }
-            series.add(new Charts.Series(family + (g.supervised() ? " [Fisher basis: enrollment labels]" : ""),
-                    line.stream().mapToDouble(Row::epsilon).toArray(), line.stream().mapToDouble(Row::mean).toArray(),
-                    null, false, palette[i++ % palette.length]));
-        }
-        List<Row> mlp = rows.stream().filter(r -> r.mechanism().equals("fisher-lap-l1-mlp-r1-val")).toList();
-        if (!mlp.isEmpty()) {
-            series.add(new Charts.Series("fisher-lap-l1-mlp-r1-val (MLP at a few points)", mlp.stream()
-                    .mapToDouble(Row::epsilon).toArray(), mlp.stream().mapToDouble(Row::mean).toArray(), null, true,
-                    new Color(23, 190, 207)));
-        }
-        List<Row> best = rows.stream().filter(r -> r.mechanism().equals("best-val-all")).toList();
-        series.add(new Charts.Series("BEST per eps (family + config chosen on validation)", best.stream()
-                .mapToDouble(Row::epsilon).toArray(), best.stream().mapToDouble(Row::mean).toArray(), best.stream()
-                .mapToDouble(Row::sd).toArray(), false, Color.BLACK));
-        // Horizontal reference lines span the grid and PEEP's paper-pixel points (up to 2914 x 8).
-        double lo = epsilons[0];
-        double hi = 30000;
-        Path peep = out.resolve("peep-" + name + ".csv");
-        if (Files.exists(peep)) {
-            List<double[]> pts = new ArrayList<>();
-            List<double[]> l1 = new ArrayList<>();
-            for (String line : Files.readAllLines(peep, StandardCharsets.UTF_8)) {
-                String[] c = line.split(",");
-                if (c[0].equals("paper-pixel")) {
-                    pts.add(new double[] {Double.parseDouble(c[2]), Double.parseDouble(c[6])});
-                } else if (c[0].equals("l1-clip")) {
-                    l1.add(new double[] {Double.parseDouble(c[2]), Double.parseDouble(c[6])});
-                }
-            }
-            series.add(new Charts.Series("PEEP published curve (our paper-pixel reproduction) at honest per-face eps "
-                    + "= 2914 x eps/pixel", pts.stream().mapToDouble(p -> p[0]).toArray(), pts.stream()
-                    .mapToDouble(p -> p[1]).toArray(), null, true, Color.GRAY));
-            if (!l1.isEmpty()) {
-                series.add(new Charts.Series("PEEP l1-clip, nc=128, MLP (docs/peep.md)", l1.stream()
-                        .mapToDouble(p -> p[0]).toArray(), l1.stream().mapToDouble(p -> p[1]).toArray(), null, true,
-                        Color.LIGHT_GRAY));
-            }
-        }
-        for (Row r : rows) {
-            if (Double.isInfinite(r.epsilon()) && !r.mechanism().equals("none-pca64-lda")) {
-                series.add(new Charts.Series("no privacy: " + r.mechanism().substring(5) + String.format(Locale.ROOT,
-                        " (%.3f)", r.mean()), new double[] {lo, hi}, new double[] {r.mean(), r.mean()}, null, true,
-                        r.mechanism().contains("mlp") ? Color.DARK_GRAY : new Color(0, 100, 0)));
-            }
-        }
-        Charts.line(out.resolve("frontier-" + name + ".png"), "Honest per-face LDP on " + name + ": weighted F1 vs "
-                + "per-query-face epsilon (Gaussian rows at delta=1e-5)", "epsilon per face (log)", "weighted F1", true,
-                Charts.YAxis.UNIT, Styler.LegendPosition.OutsideS, 1100, 900, series);
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Linear algebra and classifiers.
-
-    static double[][] fisherDirections(double[][] x, int[] y, int classes, int k) {
-        return FisherBasis.directions(x, y, classes, k);
-    }
-
-    /** Gaussian classifier with shared covariance and class priors (linear discriminant analysis). */
-    static int[] lda(double[][] fit, int[] y, double[][] eval, int classes) {
-        int n = fit.length;
-        int d = fit[0].length;
-        double[][] means = classMeans(fit, y, classes);
-        int[] counts = new int[classes];
-        DMatrixRMaj cov = new DMatrixRMaj(d, d);
-        for (int i = 0; i < n; i++) {
-            counts[y[i]]++;
-            double[] r = new double[d];
-            for (int j = 0; j < d; j++) {
-                r[j] = fit[i][j] - means[y[i]][j];
-            }
-            FisherBasis.addOuter(cov, r, 1.0);
-        }
-        int present = (int) Arrays.stream(counts).filter(c -> c > 0).count();
-        CommonOps_DDRM.scale(1.0 / Math.max(1, n - present), cov);
-        double ridge = 1e-6 * CommonOps_DDRM.trace(cov) / d + 1e-300;
-        for (int j = 0; j < d; j++) {
-            cov.add(j, j, ridge);
-        }
-        DMatrixRMaj inv = new DMatrixRMaj(d, d);
-        if (!CommonOps_DDRM.invert(cov, inv)) {
-            throw new IllegalStateException("pooled covariance is singular");
-        }
-        double[][] coef = new double[classes][d];
-        double[] bias = new double[classes];
-        for (int c = 0; c < classes; c++) {
-            if (counts[c] == 0) {
-                bias[c] = Double.NEGATIVE_INFINITY;
-                continue;
-            }
-            for (int a = 0; a < d; a++) {
-                double s = 0;
-                for (int b = 0; b < d; b++) {
-                    s += inv.get(a, b) * means[c][b];
-                }
-                coef[c][a] = s;
-            }
-            double q = 0;
-            for (int a = 0; a < d; a++) {
-                q += coef[c][a] * means[c][a];
-            }
-            bias[c] = -0.5 * q + Math.log(counts[c] / (double) n);
-        }
-        int[] out = new int[eval.length];
-        for (int i = 0; i < eval.length; i++) {
-            double best = Double.NEGATIVE_INFINITY;
-            for (int c = 0; c < classes; c++) {
-                double s = bias[c];
-                for (int a = 0; a < d; a++) {
-                    s += coef[c][a] * eval[i][a];
-                }
-                if (s > best) {
-                    best = s;
-                    out[i] = c;
-                }
-            }
-        }
-        return out;
-    }
-
-    /** Nearest class mean; weights (per coordinate, squared) may be null. */
-    static int[] ncm(double[][] fit, int[] y, double[][] eval, int classes, double[] weights) {
-        double[][] means = classMeans(fit, y, classes);
-        boolean[] present = new boolean[classes];
-        for (int label : y) {
-            present[label] = true;
-        }
-        int[] out = new int[eval.length];
-        for (int i = 0; i < eval.length; i++) {
-            double best = Double.POSITIVE_INFINITY;
-            for (int c = 0; c < classes; c++) {
-                if (!present[c]) {
-                    continue;
-                }
-                double s = 0;
-                for (int a = 0; a < eval[i].length; a++) {
-                    double v = eval[i][a] - means[c][a];
-                    s += (weights == null ? 1 : weights[a]) * v * v;
-                }
-                if (s < best) {
-                    best = s;
-                    out[i] = c;
-                }
-            }
-        }
-        return out;
-    }
-
-    /**
-     * Wiener de-noising prior: each query coordinate is shrunk towards the enrollment mean by
-     * h = s/(s + v), with v the (known) noise variance and s = max(total − v, 0) the face variance
-     * estimated from the noisy enrollments; then nearest class mean.
-     */
-    static int[] wiener(Released r, int classes) {
-        double[][] fit = r.fit();
-        int d = fit[0].length;
-        double[] mean = new double[d];
-        for (double[] row : fit) {
-            for (int j = 0; j < d; j++) {
-                mean[j] += row[j] / fit.length;
-            }
-        }
-        double[] h = new double[d];
-        for (int j = 0; j < d; j++) {
-            double total = 0;
-            for (double[] row : fit) {
-                total += (row[j] - mean[j]) * (row[j] - mean[j]) / (fit.length - 1);
-            }
-            double signal = Math.max(0, total - r.noiseVariance());
-            h[j] = signal / (signal + r.noiseVariance() + 1e-300);
-        }
-        double[][] eval = new double[r.eval().length][d];
-        for (int i = 0; i < eval.length; i++) {
-            for (int j = 0; j < d; j++) {
-                eval[i][j] = mean[j] + h[j] * (r.eval()[i][j] - mean[j]);
-            }
-        }
-        return ncm(fit, r.yFit(), eval, classes, null);
-    }
-
-    /** The class most often seen with each noisy code among the noisy enrollments (ties: the larger class). */
-    static int[] table(Released r, int classes) {
-        double[][] counts = new double[r.codes()][classes];
-        double[] prior = new double[classes];
-        for (int i = 0; i < r.fit().length; i++) {
-            counts[(int) r.fit()[i][0]][r.yFit()[i]]++;
-            prior[r.yFit()[i]]++;
-        }
-        int[] out = new int[r.eval().length];
-        for (int i = 0; i < out.length; i++) {
-            double[] row = counts[(int) r.eval()[i][0]];
-            double best = Double.NEGATIVE_INFINITY;
-            for (int c = 0; c < classes; c++) {
-                // A vanishing prior term breaks ties (and empty rows) towards the larger class.
-                double s = row[c] + 1e-9 * prior[c];
-                if (s > best) {
-                    best = s;
-                    out[i] = c;
-                }
-            }
-        }
-        return out;
-    }
-
-    static double[][] classMeans(double[][] x, int[] y, int classes) {
-        return FisherBasis.classMeans(x, y, classes);
-    }
-
-    /** k-means++ then Lloyd; the seed only shapes the public codebook, never the noise. */
-    static double[][] kmeans(double[][] x, int k, long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        int n = x.length;
-        double[][] centres = new double[k][];
-        centres[0] = x[random.nextInt(n)].clone();
-        double[] dist = new double[n];
-        Arrays.fill(dist, Double.POSITIVE_INFINITY);
-        for (int c = 1; c < k; c++) {
-            double total = 0;
-            for (int i = 0; i < n; i++) {
-                dist[i] = Math.min(dist[i], squared(x[i], centres[c - 1]));
-                total += dist[i];
-            }
-            double u = random.nextDouble() * total;
-            int pick = n - 1;
-            for (int i = 0; i < n; i++) {
-                u -= dist[i];
-                if (u <= 0) {
-                    pick = i;
-                    break;
-                }
-            }
-            centres[c] = x[pick].clone();
-        }
-        for (int it = 0; it < 30; it++) {
-            int[] a = nearest(x, centres);
-            double[][] sums = new double[k][x[0].length];
-            int[] counts = new int[k];
-            for (int i = 0; i < n; i++) {
-                counts[a[i]]++;
-                for (int j = 0; j < x[i].length; j++) {
-                    sums[a[i]][j] += x[i][j];
-                }
-            }
-            for (int c = 0; c < k; c++) {
-                if (counts[c] > 0) {
-                    for (int j = 0; j < sums[c].length; j++) {
-                        sums[c][j] /= counts[c];
-                    }
-                    centres[c] = sums[c];
-                }
-            }
-        }
-        return centres;
-    }
-
-    static int[] nearest(double[][] x, double[][] centres) {
-        return nearest(x, centres, new double[centres.length]);
-    }
-
-    /** Index of the centre minimising squared distance + bias. */
-    static int[] nearest(double[][] x, double[][] centres, double[] bias) {
-        int[] out = new int[x.length];
-        for (int i = 0; i < x.length; i++) {
-            double best = Double.POSITIVE_INFINITY;
-            for (int c = 0; c < centres.length; c++) {
-                double d = squared(x[i], centres[c]) + bias[c];
-                if (d < best) {
-                    best = d;
-                    out[i] = c;
-                }
-            }
-        }
-        return out;
-    }
-
-    private static double squared(double[] a, double[] b) {
-        double s = 0;
-        for (int j = 0; j < a.length; j++) {
-            s += (a[j] - b[j]) * (a[j] - b[j]);
-        }
-        return s;
-    }
-
-    static double[] norms(double[][] x, boolean l1) {
-        return Arrays.stream(x).mapToDouble(row -> {
-            double s = 0;
-            for (double v : row) {
-                s += l1 ? Math.abs(v) : v * v;
-            }
-            return l1 ? s : Math.sqrt(s);
-        }).toArray();
-    }
-
-    /** The same quantile rule as EigenBasis uses for its clip radii. */
-    static double quantile(double[] values, double q) {
-        double[] v = values.clone();
-        Arrays.sort(v);
-        return v[(int) Math.floor(q * (v.length - 1))];
-    }
-
-    /** Radial projection onto the L1 or L2 ball of the radius, a hair inside so rounding cannot leave it. */
-    static double[][] clip(double[][] x, double radius, boolean l1) {
-        double[] n = norms(x, l1);
-        double[][] out = new double[x.length][];
-        for (int i = 0; i < x.length; i++) {
-            out[i] = x[i].clone();
-            if (n[i] > radius) {
-                double s = radius / n[i] * (1 - 0x1.0p-50);
-                for (int j = 0; j < out[i].length; j++) {
-                    out[i][j] *= s;
-                }
-            }
-        }
-        return out;
-    }
-
-    private static double[][] truncate(double[][] x, int d) {
-        return Arrays.stream(x).map(r -> Arrays.copyOf(r, d)).toArray(double[][]::new);
-    }
-
-    private static double[][] scaled(double[][] x, double[] scale) {
-        return Arrays.stream(x).map(r -> {
-            double[] o = new double[scale.length];
-            for (int j = 0; j < o.length; j++) {
-                o[j] = r[j] * scale[j];
-            }
-            return o;
-        }).toArray(double[][]::new);
-    }
-
-    private static double[][] multiply(double[][] x, double[][] w) {
-        int k = w[0].length;
-        return Arrays.stream(x).map(r -> {
-            double[] o = new double[k];
-            for (int j = 0; j < r.length; j++) {
-                for (int c = 0; c < k; c++) {
-                    o[c] += r[j] * w[j][c];
-                }
-            }
-            return o;
-        }).toArray(double[][]::new);
-    }
-
     /** A reproducible SecureRandom stream per release, so a rerun gives the same CSV; production uses a DRBG. */
     static SecureRandom secureRandom(String key) {
         try {
@@ -1210,7 +631,7 @@ public final class FrontierEvaluation {
         return Arrays.stream(s.split(",")).filter(x -> !x.isBlank()).mapToDouble(Double::parseDouble).toArray();
     }
 
-    private static String alphaName(double alpha) {
+    static String alphaName(double alpha) {
         return Math.abs(alpha - 1.0 / 3) < 1e-12 ? "0.333" : fmt(alpha);
     }
 

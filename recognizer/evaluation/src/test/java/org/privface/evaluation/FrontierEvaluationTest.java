@@ -36,13 +36,13 @@ class FrontierEvaluationTest {
     @Test
     void clippingStaysInsideTheBallAndLeavesShortVectorsAlone() {
         double[][] x = {{3, -4}, {0.1, 0.2}};
-        double[][] l2 = FrontierEvaluation.clip(x, 1, false);
-        double[][] l1 = FrontierEvaluation.clip(x, 1, true);
+        double[][] l2 = FrontierClassifiers.clip(x, 1, false);
+        double[][] l1 = FrontierClassifiers.clip(x, 1, true);
         assertTrue(Math.hypot(l2[0][0], l2[0][1]) <= 1);
         assertTrue(Math.abs(l1[0][0]) + Math.abs(l1[0][1]) <= 1);
         assertArrayEquals(x[1], l2[1]);
         assertArrayEquals(x[1], l1[1]);
-        assertEquals(2.0, FrontierEvaluation.quantile(new double[] {4, 1, 3, 2}, 0.5));
+        assertEquals(2.0, FrontierClassifiers.quantile(new double[] {4, 1, 3, 2}, 0.5));
     }
 
     @Test
@@ -58,11 +58,11 @@ class FrontierEvaluationTest {
             x[i][1] = 5 * gaussian(r);
             x[i][2] = 5 * gaussian(r);
         }
-        double[][] w = FrontierEvaluation.fisherDirections(x, y, 3, 1);
+        double[][] w = FrontierClassifiers.fisherDirections(x, y, 3, 1);
         // The top direction is the first axis, scaled so the within-class sd is 1.
         assertTrue(Math.abs(w[0][0]) > 10 * Math.max(Math.abs(w[1][0]), Math.abs(w[2][0])));
         assertEquals(2.0, Math.abs(w[0][0]), 0.2);
-        int[] predicted = FrontierEvaluation.lda(x, y, x, 3);
+        int[] predicted = FrontierClassifiers.lda(x, y, x, 3);
         assertTrue(Metrics.weighted(y, predicted, 3).accuracy() > 0.9);
     }
 
@@ -71,7 +71,7 @@ class FrontierEvaluationTest {
         double[][] fit = {{0}, {0}, {0}};
         int[] y = {1, 1, 0};
         FrontierEvaluation.Released r = new FrontierEvaluation.Released(fit, y, new double[][] {{0}}, 0, 1);
-        assertArrayEquals(new int[] {1}, FrontierEvaluation.table(r, 2));
+        assertArrayEquals(new int[] {1}, FrontierClassifiers.table(r, 2));
     }
 
     private static double gaussian(SplittableRandom r) {
