@@ -1,12 +1,5 @@
 package org.privface.agent.synth;
 
-import static org.privface.agent.synth.SyntheticFaces.luma;
-import static org.privface.agent.synth.SyntheticFaces.CH;
-import static org.privface.agent.synth.SyntheticFaces.CW;
-import static org.privface.agent.synth.SyntheticFaces.CX;
-import static org.privface.agent.synth.SyntheticFaces.CY;
-import static org.privface.agent.synth.SyntheticFaces.HAIR_STYLES;
-import static org.privface.agent.synth.SyntheticFaces.SHIFT;
 import static org.privface.agent.synth.SpriteCanvas.arc;
 import static org.privface.agent.synth.SpriteCanvas.blend;
 import static org.privface.agent.synth.SpriteCanvas.concatRev;
@@ -19,8 +12,8 @@ import static org.privface.agent.synth.SpriteCanvas.paintEllipse;
 import static org.privface.agent.synth.SpriteCanvas.paintMask;
 import static org.privface.agent.synth.SpriteCanvas.paintPoly;
 import static org.privface.agent.synth.SpriteCanvas.polyMask;
-import static org.privface.agent.synth.SpriteCanvas.pt;
 import static org.privface.agent.synth.SpriteCanvas.pt2;
+import static org.privface.agent.synth.SpriteCanvas.pt;
 import static org.privface.agent.synth.SpriteCanvas.rampMat;
 import static org.privface.agent.synth.SpriteCanvas.rotate;
 import static org.privface.agent.synth.SpriteCanvas.roundedRect;
@@ -30,6 +23,13 @@ import static org.privface.agent.synth.SpriteCanvas.shade;
 import static org.privface.agent.synth.SpriteCanvas.shadeEllipse;
 import static org.privface.agent.synth.SpriteCanvas.shadeMaskEdge;
 import static org.privface.agent.synth.SyntheticFaces.B;
+import static org.privface.agent.synth.SyntheticFaces.CH;
+import static org.privface.agent.synth.SyntheticFaces.CW;
+import static org.privface.agent.synth.SyntheticFaces.CX;
+import static org.privface.agent.synth.SyntheticFaces.CY;
+import static org.privface.agent.synth.SyntheticFaces.HAIR_STYLES;
+import static org.privface.agent.synth.SyntheticFaces.SHIFT;
+import static org.privface.agent.synth.SyntheticFaces.luma;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -40,9 +40,9 @@ import org.opencv.core.Mat;
 import org.opencv.core.Point;
 import org.opencv.core.Scalar;
 import org.opencv.imgproc.Imgproc;
+import org.privface.agent.synth.SpriteCanvas.Canvas;
 import org.privface.agent.synth.SyntheticFaces.Identity;
 import org.privface.agent.synth.SyntheticFaces.Variation;
-import org.privface.agent.synth.SpriteCanvas.Canvas;
 
 /**
  * Draws one synthetic face on a {@link SpriteCanvas.Canvas}: the face oval with its soft shading,

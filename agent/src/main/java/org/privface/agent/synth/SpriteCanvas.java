@@ -1,11 +1,11 @@
 package org.privface.agent.synth;
 
+import static org.privface.agent.synth.SyntheticFaces.CH;
+import static org.privface.agent.synth.SyntheticFaces.CW;
 import static org.privface.agent.synth.SyntheticFaces.CX;
 import static org.privface.agent.synth.SyntheticFaces.CY;
 import static org.privface.agent.synth.SyntheticFaces.SHIFT;
 import static org.privface.agent.synth.SyntheticFaces.SUB;
-import static org.privface.agent.synth.SyntheticFaces.CH;
-import static org.privface.agent.synth.SyntheticFaces.CW;
 
 import java.util.ArrayList;
 import java.util.List;

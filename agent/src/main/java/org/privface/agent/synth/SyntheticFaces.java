@@ -1,10 +1,10 @@
 package org.privface.agent.synth;
 
+import static org.privface.agent.synth.FaceSprite.drawSprite;
+import static org.privface.agent.synth.FaceSprite.facePts;
 import static org.privface.agent.synth.SpriteCanvas.multiply3;
 import static org.privface.agent.synth.SpriteCanvas.rampMat;
 import static org.privface.agent.synth.SpriteCanvas.scale;
-import static org.privface.agent.synth.FaceSprite.drawSprite;
-import static org.privface.agent.synth.FaceSprite.facePts;
 
 import java.io.File;
 import java.io.IOException;

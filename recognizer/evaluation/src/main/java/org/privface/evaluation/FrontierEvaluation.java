@@ -35,6 +35,11 @@ import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.OpenCv;
+import org.privface.evaluation.FrontierFamilies.Classifier;
+import org.privface.evaluation.FrontierFamilies.Config;
+import org.privface.evaluation.FrontierFamilies.Group;
+import org.privface.evaluation.FrontierFamilies.Noise;
+import org.privface.evaluation.FrontierFamilies.Space;
 import org.privface.privacy.EigenBasis;
 import org.privface.privacy.SecureLaplace;
 import org.privface.privacy.gdp.MuGdp;
@@ -42,11 +47,6 @@ import org.privface.privacy.gdp.SecureGaussian;
 import org.privface.recognizer.model.MlpModel;
 import org.privface.recognizer.model.MlpOptions;
 import org.privface.recognizer.model.MlpTrainer;
-import org.privface.evaluation.FrontierFamilies.Classifier;
-import org.privface.evaluation.FrontierFamilies.Config;
-import org.privface.evaluation.FrontierFamilies.Group;
-import org.privface.evaluation.FrontierFamilies.Noise;
-import org.privface.evaluation.FrontierFamilies.Space;
 
 /**
  * Issue 11: the utility frontier of honest per-face local DP on lfw5 and ORL. Every point is PEEP's

@@ -1,11 +1,12 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.RdpBaselines.eigenfaces;
+import static org.privface.evaluation.RdpBaselines.method;
+import static org.privface.evaluation.RdpBaselines.rdp;
+import static org.privface.evaluation.RdpExamples.syntheticExamples;
+import static org.privface.evaluation.RdpExamples.writeGrid;
+
 import java.awt.Color;
-import java.awt.Font;
-import java.awt.FontMetrics;
-import java.awt.Graphics2D;
-import java.awt.RenderingHints;
-import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -21,21 +22,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 
-import javax.imageio.ImageIO;
-
-import org.jtransforms.dct.DoubleDCT_2D;
 import org.knowm.xchart.style.Styler;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
-import org.privface.agent.detect.FaceDetector;
 import org.privface.agent.detect.OpenCv;
+import org.privface.evaluation.RdpBaselines.DctDp;
 import org.privface.privacy.SecureLaplace;
 import org.privface.privacy.rdp.RdpBasis;
 import org.privface.privacy.rdp.RdpMechanism;
 import org.privface.privacy.rdp.RdpMode;
 import org.privface.privacy.rdp.RdpRelease;
-import org.privface.privacy.rdp.RdpScales;
 
 /**
  * Reproduces the RDP paper's evaluation (Ou et al., arXiv 2408.00294) with the agent's own RDP
@@ -107,14 +104,14 @@ public final class RdpEvaluation {
         }
     }
 
-    private final String name;
+    final String name;
     private final LabelledFaces data;
     private final Path out;
     private final Path examples;
-    private final int seeds;
+    final int seeds;
     private final int limit;
     private final DctDp dct = new DctDp();
-    private final Map<String, Cell> cells = new LinkedHashMap<>();
+    final Map<String, Cell> cells = new LinkedHashMap<>();
     private final Cell clean;
     private double cleanThreshold;
 
@@ -166,7 +163,7 @@ public final class RdpEvaluation {
             RdpEvaluation eval = new RdpEvaluation(set, data, out, examples, seeds, limit);
             eval.run();
             tables.add(eval.table((System.nanoTime() - t0) / 1e9));
-            eval.updateDoc(Path.of(opt.get("--doc")));
+            RdpPaper.updateDoc(eval, Path.of(opt.get("--doc")));
         }
         String synthetic = opt.get("--synthetic");
         if (!synthetic.equals("none")) {
@@ -244,7 +241,7 @@ public final class RdpEvaluation {
     static final int[] READING_LEVELS = {3, 6};
     static final int READING_FACES = 20;
     /** Levels-3 readings as "delta|mode" → mean SSIM, for the generated doc table. */
-    private final Map<String, Double> readingSsim = new LinkedHashMap<>();
+    final Map<String, Double> readingSsim = new LinkedHashMap<>();
     static final RdpMode[] READING_MODES = {RdpMode.UNIFORM, RdpMode.NA, RdpMode.NA_RESCALED, RdpMode.LMGD};
 
     /**
@@ -303,124 +300,6 @@ public final class RdpEvaluation {
             for (int j = 0; j < Math.min(20, test.length); j++) {
                 method.apply(data.faces()[test[j]]);
             }
-        }
-    }
-
-    static Method method(String name, RdpBasis basis, double eps0, SecureLaplace laplace, DctDp dct) {
-        return switch (name) {
-            case "pixel-dp" -> face -> pixelDp(face, basis.featureRanges(), eps0, laplace);
-            case "pixel-dp-geo" -> {
-                double[][] w = eigenfaces(basis);
-                double[] delta = basis.featureRanges();
-                yield face -> ranked(face.clone(), w, delta, ONES, eps0, laplace, f -> f);
-            }
-            case "dct-dp" -> dct.method(basis, eps0, laplace);
-            case "rdp-uniform" -> rdp(basis, RdpMode.UNIFORM, eps0, KEEP, laplace);
-            case "rdp-na" -> rdp(basis, RdpMode.NA, eps0, KEEP, laplace);
-            case "rdp-na-rescaled" -> rdp(basis, RdpMode.NA_RESCALED, eps0, KEEP, laplace);
-            case "rdp-lmgd" -> rdp(basis, RdpMode.LMGD, eps0, KEEP, laplace);
-            case "rdp-strict" -> rdp(basis, RdpMode.STRICT, eps0, RdpMechanism.DEFAULT_STRICT_KEEP, laplace);
-            default -> throw new IllegalArgumentException("unknown method " + name);
-        };
-    }
-
-    private static Method rdp(RdpBasis basis, RdpMode mode, double eps0, int keep, SecureLaplace laplace) {
-        RdpMechanism mechanism = new RdpMechanism(basis, mode, eps0, P, keep, laplace, RdpMechanism.LmgdSettings.DEFAULT);
-        return face -> {
-            RdpRelease r = mechanism.sanitize(face, true);
-            return new Sanitized(r.image(), r.expectedNoiseEnergy(), r.realNoiseEnergy(), r.epsilonPerFace(),
-                    r.epsilonNoised(), r.lmgdIterations(), r.epsilonEq3());
-        };
-    }
-
-    private static final double[] ONES = filled(PIXELS, 1.0);
-
-    /** The eigenfaces as rows: the weights ∂F_i/∂x_k in the pixel domain. */
-    static double[][] eigenfaces(RdpBasis basis) {
-        double[][] u = new double[basis.eigen().dimension()][];
-        for (int i = 0; i < u.length; i++) {
-            u[i] = basis.eigen().component(i).clone();
-        }
-        return u;
-    }
-
-    /**
-     * Plain RDP's rule in another orthonormal domain (pixels or DCT): rank the face's own
-     * coefficients, one scale from Eq. 3 with that domain's weights, noise the top K, copy the rest.
-     */
-    private static Sanitized ranked(double[] c, double[][] weights, double[] featureDelta, double[] range,
-                                      double eps0, SecureLaplace laplace, java.util.function.UnaryOperator<double[]> inverse) {
-        RdpMechanism.Ranked r = RdpMechanism.ranked(c, weights, featureDelta, range, RdpMode.UNIFORM, eps0, P, KEEP,
-                laplace, RdpMechanism.LmgdSettings.DEFAULT);
-        double[] image = inverse.apply(r.coefficients());
-        for (int j = 0; j < image.length; j++) {
-            image[j] = Math.max(0, Math.min(1, image[j]));
-        }
-        return new Sanitized(image, r.expectedNoiseEnergy(), r.realNoiseEnergy(), Double.POSITIVE_INFINITY,
-                r.epsilonNoised(), 0, r.epsilonEq3());
-    }
-
-    /**
-     * Pixel-DP read as "noise on all pixels" (L470): every pixel gets Laplace(b̄_P), and with
-     * every pixel noised Eq. 3 has c_k = 1 and unit eigenfaces, so ε0 = Σ_i Δ_i / b̄_P. Each pixel
-     * has range 1, so this reading does have a finite per-face ε: 4096 / b̄_P.
-     */
-    static Sanitized pixelDp(double[] face, double[] featureDelta, double eps0, SecureLaplace laplace) {
-        double b = java.util.Arrays.stream(featureDelta).sum() / eps0;
-        double[] noisy = laplace.addNoiseScaled(face, ONES, filled(PIXELS, b));
-        double real = 0;
-        for (int j = 0; j < noisy.length; j++) {
-            double n = noisy[j] - face[j];
-            real += n * n;
-            noisy[j] = Math.max(0, Math.min(1, noisy[j]));
-        }
-        return new Sanitized(noisy, face.length * 2 * b * b, real, face.length / b, face.length / b, 0, eps0);
-    }
-
-    /**
-     * DCT-DP (L468 cites it only): plain RDP's rule in the orthonormal 2D DCT. The weights are the
-     * eigenfaces' DCT; Δ_k, the L1 norm of DCT basis image k, only sets the sampler's grid. Like
-     * the paper modes, the exact coefficients below rank K leave the per-face ε unbounded.
-     */
-    static final class DctDp {
-        private final DoubleDCT_2D dct = new DoubleDCT_2D(SIDE, SIDE);
-        private final double[] delta = new double[PIXELS];
-        private final Map<RdpBasis, double[][]> weights = new java.util.IdentityHashMap<>();
-
-        DctDp() {
-            for (int k = 0; k < PIXELS; k++) {
-                double[] unit = new double[PIXELS];
-                unit[k] = 1;
-                dct.inverse(unit, true);
-                double l1 = 0;
-                for (double v : unit) {
-                    l1 += Math.abs(v);
-                }
-                delta[k] = l1;
-            }
-        }
-
-        double sensitivity(int k) {
-            return delta[k];
-        }
-
-        Method method(RdpBasis basis, double eps0, SecureLaplace laplace) {
-            double[][] w = weights.computeIfAbsent(basis, b -> {
-                double[][] rows = eigenfaces(b);
-                for (double[] row : rows) {
-                    dct.forward(row, true);
-                }
-                return rows;
-            });
-            double[] featureDelta = basis.featureRanges();
-            return face -> {
-                double[] c = face.clone();
-                dct.forward(c, true);
-                return ranked(c, w, featureDelta, delta, eps0, laplace, x -> {
-                    dct.inverse(x, true);
-                    return x;
-                });
-            };
         }
     }
 
@@ -563,147 +442,6 @@ public final class RdpEvaluation {
                 "normalised difference, pooled over faces", false, Charts.YAxis.AUTO, legend, 900, 640, deviation);
     }
 
-    /** Table II of the paper, ε0 = 0.2 .. 1.0: LFW, and PubFig83 (which ORL stands in for). */
-    static final Map<String, double[]> TABLE_II_LFW = Map.of(
-            "dct-dp", new double[] {0.9767, 0.9908, 0.9937, 0.9956, 0.9965},
-            "pixel-dp", new double[] {0.9826, 0.9918, 0.9953, 0.9962, 0.9972},
-            "rdp-uniform", new double[] {0.9844, 0.9926, 0.9953, 0.9963, 0.9973},
-            "rdp-na", new double[] {0.9954, 0.9980, 0.9988, 0.9992, 0.9994},
-            "rdp-lmgd", new double[] {0.9955, 0.9983, 0.9991, 0.9993, 0.9994});
-    static final Map<String, double[]> TABLE_II_PUBFIG = Map.of(
-            "dct-dp", new double[] {0.9728, 0.9882, 0.9931, 0.9947, 0.9958},
-            "pixel-dp", new double[] {0.9836, 0.9923, 0.9951, 0.9964, 0.9971},
-            "rdp-uniform", new double[] {0.9815, 0.9905, 0.9940, 0.9960, 0.9969},
-            "rdp-na", new double[] {0.9968, 0.9985, 0.9989, 0.9992, 0.9994},
-            "rdp-lmgd", new double[] {0.9967, 0.9986, 0.9991, 0.9993, 0.9994});
-    /** Table III (LFW only): FNR in percent; the paper does not say at which ε0. */
-    static final Map<String, Double> TABLE_III = Map.of("dct-dp", 37.75, "pixel-dp", 39.44, "rdp-uniform", 40.05,
-            "rdp-na", 77.18, "rdp-lmgd", 81.38);
-    /** Table II's tolerance, stated in docs/privacy-rdp.md before the first run. */
-    static final double SSIM_TOLERANCE = 0.01;
-
-    /** Which paper row a method of ours is compared with. */
-    static String paperRow(String method) {
-        return switch (method) {
-            case "pixel-dp-geo" -> "pixel-dp";
-            case "rdp-na-rescaled" -> "rdp-na";
-            default -> method;
-        };
-    }
-
-    /** Why a method's value can differ from the paper's, beyond the unstated Δ_i common to all. */
-    static String why(String method) {
-        return switch (method) {
-            case "pixel-dp" -> "reading \"noise on all pixels\" (L470): 4096 noised pixels";
-            case "pixel-dp-geo" -> "reading \"a geometric number of pixels\" (L470): top-K pixels by value";
-            case "dct-dp" -> "[19] is only cited: plain RDP's rule in the DCT is our reading";
-            case "rdp-uniform" -> "one scale from Eq. 3; its size is proportional to the unstated Δ_i";
-            case "rdp-na" -> "printed NA divides Δ_i by \\|w_ik\\|: near-zero weights give huge scales";
-            case "rdp-na-rescaled" -> "NA's shape rescaled to spend exactly ε0 under Eq. 3";
-            case "rdp-lmgd" -> "gradient descent on Eq. 4's cost; its size is proportional to the unstated Δ_i";
-            default -> "";
-        };
-    }
-
-    /** The "paper | ours | difference | why" table for this dataset, in markdown. */
-    String paperTable() {
-        boolean lfw = name.startsWith("lfw");
-        Map<String, double[]> table2 = lfw ? TABLE_II_LFW : TABLE_II_PUBFIG;
-        String paperSet = lfw ? "LFW" : "PubFig83 (ORL stands in)";
-        StringBuilder sb = new StringBuilder();
-        sb.append("Generated by `RdpEvaluation` on ").append(name).append(" (")
-                .append(cells.values().iterator().next().n()).append(" test faces, ").append(seeds)
-                .append(" seed(s)) against the paper's ").append(paperSet)
-                .append(". Tolerance for Table II: ±").append(SSIM_TOLERANCE).append(" SSIM.\n\n");
-        sb.append("| figure | method | ε0 | paper | ours | difference | why |\n|---|---|---|---|---|---|---|\n");
-        for (double e : new double[] {0.2, 1.0}) {
-            int col = e == 0.2 ? 0 : EPSILONS.length - 1;
-            for (String m : PAPER_METHODS) {
-                double paper = table2.get(paperRow(m))[col];
-                double ours = mean(cells.get(key(m, e)).ssim);
-                double diff = ours - paper;
-                sb.append(String.format(Locale.ROOT, "| Table II SSIM | %s | %s | %.4f | %.4f | %+.4f (%s) | %s |%n", m,
-                        fmt(e), paper, ours, diff, Math.abs(diff) <= SSIM_TOLERANCE ? "within" : "outside",
-                        why(m)));
-            }
-        }
-        for (String m : PAPER_METHODS) {
-            double ours = mean(cells.get(key(m, 0.2)).psnr);
-            boolean ours2 = m.equals("rdp-na") || m.equals("rdp-na-rescaled") || m.equals("rdp-lmgd");
-            double paper = ours2 ? 50 : 42;
-            sb.append(String.format(Locale.ROOT, "| Fig. 4 PSNR (dB) | %s | 0.2 | %s | %.1f | %+.1f | %s |%n", m,
-                    ours2 ? "> 50" : "≈ 42 (best baseline)", ours, ours - paper, why(m)));
-        }
-        for (String m : PAPER_METHODS) {
-            Cell c = cells.get(key(m, 0.2));
-            double ours = Math.log10(c.varReal / c.n() * 255 * 255);
-            String paper = switch (paperRow(m)) {
-                case "rdp-na", "rdp-lmgd" -> "< 4.0";
-                case "dct-dp" -> "≈ 4.75";
-                default -> "> 4.75";
-            };
-            sb.append(String.format(Locale.ROOT, "| Fig. 3 log σr² | %s | 0.2 | %s | %.2f | | log10, pixels on 0..255 (the paper states neither) |%n",
-                    m, paper, ours));
-        }
-        for (String m : PAPER_METHODS) {
-            double worst = 0;
-            for (double e : EPSILONS) {
-                Cell c = cells.get(key(m, e));
-                worst = Math.max(worst, Math.abs(c.varReal - c.varTheory) / c.varTheory);
-            }
-            String paper = switch (paperRow(m)) {
-                case "rdp-na", "rdp-lmgd" -> "≤ 0.05";
-                case "rdp-uniform" -> "≤ 0.15";
-                default -> "0.05 .. 0.15";
-            };
-            sb.append(String.format(Locale.ROOT, "| Fig. 2 abs(σr²−σt²)/σt² | %s | max over 0.2..1 | %s | %.3f | | pooled over %d faces; the theory is Σ q_k 2 b_k² |%n",
-                    m, paper, worst, cells.get(key(m, 0.2)).n()));
-        }
-        for (String m : PAPER_METHODS) {
-            Double paper = lfw ? TABLE_III.get(paperRow(m)) : null;
-            double ours = 100 * cells.get(key(m, 0.2)).fnr();
-            sb.append(String.format(Locale.ROOT, "| Table III FNR (%%) | %s | 0.2 | %s | %.1f | %s | clean-trained eigenface matcher stands in for dlib at 0.975; the paper's ε0 is not stated |%n",
-                    m, paper == null ? "—" : String.format(Locale.ROOT, "%.2f", paper), ours,
-                    paper == null ? "" : String.format(Locale.ROOT, "%+.1f", ours - paper)));
-        }
-        if (!readingSsim.isEmpty()) {
-            sb.append("\nSSIM at ε0 = 0.2 under each reading of Δ_i (3 Haar levels, ").append(READING_FACES)
-                    .append(" test faces of seed 0; `rdp-readings-").append(name).append(".csv` has PSNR, variance and 6 levels):\n\n");
-            List<String> deltas = readingSsim.keySet().stream().map(k -> k.substring(0, k.indexOf('|'))).distinct().toList();
-            sb.append("| mode | paper |");
-            deltas.forEach(d -> sb.append(" Δ = ").append(d).append(" |"));
-            sb.append("\n|---|---|").append("---|".repeat(deltas.size())).append("\n");
-            for (RdpMode mode : READING_MODES) {
-                String row = mode == RdpMode.UNIFORM ? "rdp-uniform" : "rdp-" + mode.wireName();
-                sb.append("| ").append(mode.wireName()).append(String.format(Locale.ROOT, " | %.4f |",
-                        table2.get(paperRow(row))[0]));
-                for (String d : deltas) {
-                    sb.append(String.format(Locale.ROOT, " %.4f |", readingSsim.get(d + "|" + mode.wireName())));
-                }
-                sb.append("\n");
-            }
-        }
-        return sb.toString();
-    }
-
-    /** Replaces this dataset's generated table in the doc, between its two marker comments. */
-    void updateDoc(Path doc) throws IOException {
-        String begin = "<!-- rdp-paper-table:" + name + ":begin -->";
-        String end = "<!-- rdp-paper-table:" + name + ":end -->";
-        if (!Files.isRegularFile(doc)) {
-            System.err.println("not updating " + doc + ": not found");
-            return;
-        }
-        String text = Files.readString(doc);
-        int a = text.indexOf(begin);
-        int b = text.indexOf(end);
-        if (a < 0 || b < a) {
-            System.err.println("not updating " + doc + ": markers for " + name + " not found");
-            return;
-        }
-        Files.writeString(doc, text.substring(0, a + begin.length()) + "\n" + paperTable() + text.substring(b));
-    }
-
     /** One colour per method in every chart. */
     static Color color(String method) {
         return switch (method) {
@@ -745,87 +483,6 @@ public final class RdpEvaluation {
         return sb.append(System.lineSeparator()).toString();
     }
 
-    /** The committed example grid: the project's synthetic faces, basis fitted on them. */
-    static void syntheticExamples(Path enroll, Path out) throws IOException {
-        if (!Files.isDirectory(enroll)) {
-            System.err.println("skipping the synthetic example grid: " + enroll + " not found");
-            return;
-        }
-        LabelledFaces faces = FaceDatasets.detected(enroll, FaceDetector.defaults(), FaceCrops.Shape.RDP);
-        RdpBasis basis = RdpBasis.fit(faces.faces(), Math.min(NC, faces.size() - 1), SIDE, SIDE, LEVELS);
-        List<double[]> shown = new ArrayList<>();
-        List<Integer> people = new ArrayList<>();
-        for (int i = 0; i < faces.size() && shown.size() < 4; i++) {
-            if (!people.contains(faces.labels()[i])) {
-                people.add(faces.labels()[i]);
-                shown.add(faces.faces()[i]);
-            }
-        }
-        System.err.printf("synthetic: %d faces of %d people detected in %s%n", faces.size(), faces.names().size(), enroll);
-        writeGrid(out.resolve("rdp-examples-synthetic.png"), "synthetic faces (test-data/synthetic/enroll), eps0 = "
-                + fmt(EXAMPLE_EPSILON) + ", basis fitted on them", basis, shown, laplace(999), new DctDp());
-    }
-
-    /** Rows = faces, columns = original then each method at ε0 = 0.2, with a title and a label row. */
-    static void writeGrid(Path png, String title, RdpBasis basis, List<double[]> faces, SecureLaplace laplace, DctDp dct)
-            throws IOException {
-        int scale = 2;
-        int tile = SIDE * scale;
-        int gap = 4;
-        int titleHeight = 26;
-        int labelHeight = 40;
-        int cols = METHODS.size() + 1;
-        int width = cols * tile + (cols + 1) * gap;
-        int height = titleHeight + labelHeight + faces.size() * (tile + gap) + gap;
-        BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = img.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, width, height);
-        g.setColor(Color.BLACK);
-        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
-        g.drawString(title, gap, 18);
-        List<Method> methods = METHODS.stream().map(m -> method(m, basis, EXAMPLE_EPSILON, laplace, dct)).toList();
-        for (int c = 0; c < cols; c++) {
-            String head = c == 0 ? "original" : METHODS.get(c - 1);
-            String sub = c == 0 ? "" : "eps/face " + perFace(METHODS.get(c - 1), EXAMPLE_EPSILON);
-            int x = gap + c * (tile + gap);
-            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
-            centred(g, head, x, tile, titleHeight + 16);
-            g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
-            centred(g, sub, x, tile, titleHeight + 32);
-        }
-        for (int r = 0; r < faces.size(); r++) {
-            int y = titleHeight + labelHeight + r * (tile + gap);
-            double[] face = faces.get(r);
-            draw(img, face, gap, y, scale);
-            for (int c = 0; c < methods.size(); c++) {
-                draw(img, methods.get(c).apply(face).image(), gap + (c + 1) * (tile + gap), y, scale);
-            }
-        }
-        g.dispose();
-        ImageIO.write(img, "png", png.toFile());
-    }
-
-    private static void centred(Graphics2D g, String s, int x, int w, int baseline) {
-        FontMetrics fm = g.getFontMetrics();
-        g.drawString(s, x + Math.max(0, (w - fm.stringWidth(s)) / 2), baseline);
-    }
-
-    private static void draw(BufferedImage img, double[] px, int x0, int y0, int scale) {
-        for (int y = 0; y < SIDE; y++) {
-            for (int x = 0; x < SIDE; x++) {
-                int v = (int) Math.round(255 * Math.max(0, Math.min(1, px[y * SIDE + x])));
-                int rgb = (v << 16) | (v << 8) | v;
-                for (int dy = 0; dy < scale; dy++) {
-                    for (int dx = 0; dx < scale; dx++) {
-                        img.setRGB(x0 + x * scale + dx, y0 + y * scale + dy, rgb);
-                    }
-                }
-            }
-        }
-    }
-
     /** The worst-case per-face ε as a label: 4096·ε0 for Pixel-DP, ∞ for the paper modes, ε0 for STRICT. */
     static String perFaceLabel(String method) {
         return switch (method) {
@@ -855,12 +512,11 @@ public final class RdpEvaluation {
         }
     }
 
-    private static String key(String method, double eps) {
+    static String key(String method, double eps) {
         return method + "@" + eps;
     }
 
-
-    private static double[] filled(int n, double v) {
+    static double[] filled(int n, double v) {
         double[] a = new double[n];
         Arrays.fill(a, v);
         return a;
@@ -874,11 +530,11 @@ public final class RdpEvaluation {
         return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }
 
-    private static double mean(List<Double> x) {
+    static double mean(List<Double> x) {
         return x.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
     }
 
-    private static double sd(List<Double> x) {
+    static double sd(List<Double> x) {
         double m = mean(x);
         return x.size() < 2 ? 0 : Math.sqrt(x.stream().mapToDouble(v -> (v - m) * (v - m)).sum() / (x.size() - 1));
     }
