@@ -2,8 +2,6 @@ package org.privface.agent.embed;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,6 +11,7 @@ import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.DeepModels;
 import org.privface.agent.detect.YuNetDetector;
 import org.privface.privacy.Release;
+import org.privface.privacy.SeededRandom;
 import org.privface.privacy.embedding.EmbeddingBasis;
 import org.privface.privacy.embedding.EmbeddingMechanism;
 import org.privface.privacy.embedding.EmbeddingMechanism.Noise;
@@ -24,17 +23,6 @@ import org.privface.wire.WireLimits;
  */
 class EmbeddingReleaseTest {
     static final EmbeddingBasis BASIS = EmbeddingBasis.bundled(EmbeddingBasis.DEFAULT_MODEL);
-
-    /** SHA1PRNG seeded before its first use is deterministic, so the accuracy floor reproduces. */
-    private static SecureRandom seeded(long seed) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(seed);
-            return r;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     @Test
     void modeAndBasisIdFitTheWireAlphabet() {
@@ -78,7 +66,7 @@ class EmbeddingReleaseTest {
         assertTrue(faces.size() >= 190, "YuNet found " + faces.size() + " of 200 faces");
         EmbeddingMechanism m = new EmbeddingMechanism(BASIS, true, Noise.SIGN_CAP,
                 EmbeddingMechanism.Preset.forEpsilon(Noise.SIGN_CAP, 20).k(),
-                EmbeddingMechanism.Preset.forEpsilon(Noise.SIGN_CAP, 20).radius(), 20, seeded(20));
+                EmbeddingMechanism.Preset.forEpsilon(Noise.SIGN_CAP, 20).radius(), 20, SeededRandom.of(20));
         int classes = faces.names().size();
         double[][] means = new double[classes][];
         List<Integer> test = new ArrayList<>();
