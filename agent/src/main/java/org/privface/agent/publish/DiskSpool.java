@@ -1,15 +1,9 @@
 package org.privface.agent.publish;
 
-import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
-import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.TRUNCATE_EXISTING;
 import static java.nio.file.StandardOpenOption.WRITE;
-import static org.privface.agent.publish.SpoolFormat.CHECKPOINT;
-import static org.privface.agent.publish.SpoolFormat.CHECKPOINT_BYTES;
-import static org.privface.agent.publish.SpoolFormat.CHECKPOINT_MAGIC;
-import static org.privface.agent.publish.SpoolFormat.CHECKPOINT_TMP;
 import static org.privface.agent.publish.SpoolFormat.FRAME_HEADER_BYTES;
 import static org.privface.agent.publish.SpoolFormat.LOCK;
 import static org.privface.agent.publish.SpoolFormat.MAX_FRAME;
@@ -17,7 +11,6 @@ import static org.privface.agent.publish.SpoolFormat.MIN_PAYLOAD;
 import static org.privface.agent.publish.SpoolFormat.SEGMENT_MAGIC;
 import static org.privface.agent.publish.SpoolFormat.VERSION;
 import static org.privface.agent.publish.SpoolFormat.closeQuietly;
-import static org.privface.agent.publish.SpoolFormat.crc;
 import static org.privface.agent.publish.SpoolFormat.deleteQuietly;
 import static org.privface.agent.publish.SpoolFormat.encode;
 import static org.privface.agent.publish.SpoolFormat.framedSize;
@@ -25,6 +18,7 @@ import static org.privface.agent.publish.SpoolFormat.readFrame;
 import static org.privface.agent.publish.SpoolFormat.readFully;
 import static org.privface.agent.publish.SpoolFormat.segmentName;
 import static org.privface.agent.publish.SpoolFormat.syncDirectory;
+import static org.privface.agent.publish.SpoolFormat.writeCheckpoint;
 import static org.privface.agent.publish.SpoolFormat.writeFully;
 
 import java.io.IOException;
@@ -41,7 +35,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.zip.CRC32C;
 
 import org.privface.agent.publish.SpoolFormat.Frame;
 import org.privface.agent.publish.SpoolFormat.Segment;
@@ -290,7 +283,7 @@ public final class DiskSpool implements AutoCloseable {
             throw new UncheckedIOException(e);
         } finally {
             if (removed > 0) {
-                checkpointDirty = !writeCheckpoint(cursorSeq + 1, false);
+                checkpointDirty = !writeCheckpoint(opt.channels(), dir, cursorSeq + 1, false);
             }
             for (Segment s : consumed) {
                 closeQuietly(s);
@@ -363,7 +356,7 @@ public final class DiskSpool implements AutoCloseable {
         } catch (IOException e) {
             failure = e;
         }
-        if (checkpointDirty && !writeCheckpoint(cursorSeq + 1, true) && failure == null) {
+        if (checkpointDirty && !writeCheckpoint(opt.channels(), dir, cursorSeq + 1, true) && failure == null) {
             failure = new IOException("could not write the checkpoint of " + dir);
         }
         closeChannels();
@@ -455,28 +448,6 @@ public final class DiskSpool implements AutoCloseable {
         } catch (IOException e) {
             // The data is written; only its durability is in doubt. Keep the count so the next append retries.
             LOG.log(System.Logger.Level.WARNING, "spool " + dir + ": fsync failed: " + e);
-        }
-    }
-
-    private boolean writeCheckpoint(long nextUnacked, boolean force) {
-        ByteBuffer b = ByteBuffer.allocate(CHECKPOINT_BYTES).putInt(CHECKPOINT_MAGIC).putInt(VERSION).putLong(nextUnacked);
-        CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, 16);
-        b.putInt((int) crc.getValue()).flip();
-        Path tmp = dir.resolve(CHECKPOINT_TMP);
-        try {
-            try (FileChannel c = opt.channels().open(tmp, CREATE, TRUNCATE_EXISTING, WRITE)) {
-                writeFully(c, b, 0);
-                if (force) {
-                    c.force(true);
-                }
-            }
-            Files.move(tmp, dir.resolve(CHECKPOINT), ATOMIC_MOVE, REPLACE_EXISTING);
-            return true;
-        } catch (IOException e) {
-            // Harmless until the next success: an old checkpoint only replays entries again.
-            deleteQuietly(tmp);
-            return false;
         }
     }
 

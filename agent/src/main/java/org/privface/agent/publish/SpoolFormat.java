@@ -1,7 +1,12 @@
 package org.privface.agent.publish;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
+import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.TRUNCATE_EXISTING;
+import static java.nio.file.StandardOpenOption.WRITE;
 
 import java.io.IOException;
 import java.nio.BufferUnderflowException;
@@ -218,6 +223,29 @@ final class SpoolFormat {
             Files.deleteIfExists(p);
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "could not delete " + p + ": " + e);
+        }
+    }
+
+    /** Replaces the checkpoint (write-temp, then ATOMIC_MOVE); false if it could not. */
+    static boolean writeCheckpoint(DiskSpool.ChannelFactory channels, Path dir, long nextUnacked, boolean force) {
+        ByteBuffer b = ByteBuffer.allocate(CHECKPOINT_BYTES).putInt(CHECKPOINT_MAGIC).putInt(VERSION).putLong(nextUnacked);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, 16);
+        b.putInt((int) crc.getValue()).flip();
+        Path tmp = dir.resolve(CHECKPOINT_TMP);
+        try {
+            try (FileChannel c = channels.open(tmp, CREATE, TRUNCATE_EXISTING, WRITE)) {
+                writeFully(c, b, 0);
+                if (force) {
+                    c.force(true);
+                }
+            }
+            Files.move(tmp, dir.resolve(CHECKPOINT), ATOMIC_MOVE, REPLACE_EXISTING);
+            return true;
+        } catch (IOException e) {
+            // Harmless until the next success: an old checkpoint only replays entries again.
+            deleteQuietly(tmp);
+            return false;
         }
     }
 }
