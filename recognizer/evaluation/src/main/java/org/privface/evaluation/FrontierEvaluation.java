@@ -87,10 +87,6 @@ public final class FrontierEvaluation {
     static final int VALIDATION_DRAWS = 3;
     /** Eigenface coordinates computed per fold; the release spaces use at most this many. */
     static final int PCA_DIM = 128;
-    /** Preset bands: the largest per-face ε a deployment is willing to spend per query face. */
-    static final double[] BANDS = {1, 10, 20, 100, 1000};
-    /** A preset takes the smallest ε whose validation F1 is this close to the best in its band. */
-    static final double PRESET_TOLERANCE = 0.01;
 
     /** What one seed of one family gave at one ε: the configuration, its fresh validation F1, its test F1. */
     record Pick(Config config, double valF1, double testF1) {
@@ -521,10 +517,10 @@ public final class FrontierEvaluation {
         report.writeCsv(rows);
         report.writeDetail(rows);
         report.printFrontier(rows);
-        report.writePresets("frontier-presets-" + name + ".csv", "all families", presets(bestPicks.get("all"),
-                bestFamilies.get("all"), testFolds, classifierOf));
-        report.writePresets("frontier-presets-vector-" + name + ".csv", "vector releases only (no codes)", presets(
-                bestPicks.get("vector"), bestFamilies.get("vector"), testFolds, classifierOf));
+        report.writePresets("frontier-presets-" + name + ".csv", "all families", FrontierPresets.presets(epsilons, bestPicks.get("all"),
+                bestFamilies.get("all"), testFolds, classifierOf, this::presetScore));
+        report.writePresets("frontier-presets-vector-" + name + ".csv", "vector releases only (no codes)", FrontierPresets.presets(
+                epsilons, bestPicks.get("vector"), bestFamilies.get("vector"), testFolds, classifierOf, this::presetScore));
         FrontierPlot.chart(out.resolve("frontier-" + name + ".png"), name, out, epsilons, groups, rows);
     }
 
@@ -551,8 +547,9 @@ public final class FrontierEvaluation {
                 chosen);
     }
 
-    private static double meanValF1(Pick[] p) {
-        return Arrays.stream(p).mapToDouble(Pick::valF1).average().orElse(Double.NaN);
+    /** Test F1 of a preset's configuration on one seed's test split, on its own noise stream. */
+    private double presetScore(Fold f, Config c, double eps, Classifier cl, int seed) {
+        return score(release(f, c, eps, 1, "preset"), cl, f.yEval, seed);
     }
 
     private static int modalNc(Pick[] p) {
@@ -560,47 +557,6 @@ public final class FrontierEvaluation {
                 Collectors.counting()));
         return counts.entrySet().stream().max(Map.Entry.<Integer, Long>comparingByValue()
                 .thenComparing(Map.Entry.comparingByKey())).orElseThrow().getKey();
-    }
-
-    /**
-     * Per band, on validation F1 only: the smallest grid ε in the band whose validation F1 (of the
-     * best family, mean over seeds) is within {@link #PRESET_TOLERANCE} of the band's best, so a
-     * preset never spends budget that buys nothing; then the configuration the validation picked
-     * most often there. Its F1 is measured as a fixed configuration on every seed's test split.
-     */
-    private List<String[]> presets(Map<Double, Pick[]> bestAll, Map<Double, String[]> families, List<Fold> folds,
-                                   Map<String, Classifier> classifierOf) {
-        List<String[]> out = new ArrayList<>();
-        for (double band : BANDS) {
-            double[] inBand = Arrays.stream(epsilons).filter(e -> e <= band).toArray();
-            if (inBand.length == 0) {
-                continue;
-            }
-            double top = Arrays.stream(inBand).map(e -> meanValF1(bestAll.get(e))).max().orElseThrow();
-            double eps = Arrays.stream(inBand).filter(e -> meanValF1(bestAll.get(e)) >= top - PRESET_TOLERANCE).min()
-                    .orElseThrow();
-            Pick[] p = bestAll.get(eps);
-            String[] fam = families.get(eps);
-            Map<String, Integer> votes = new LinkedHashMap<>();
-            Map<String, Integer> at = new HashMap<>();
-            for (int s = 0; s < p.length; s++) {
-                String key = p[s].config().key() + "|" + fam[s];
-                votes.merge(key, 1, Integer::sum);
-                at.putIfAbsent(key, s);
-            }
-            String winner = votes.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-            Config c = p[at.get(winner)].config();
-            Classifier cl = classifierOf.get(winner.split("\\|")[1]);
-            double[] f1 = new double[folds.size()];
-            for (int s = 0; s < folds.size(); s++) {
-                Fold f = folds.get(s);
-                f1[s] = score(release(f, c, eps, 1, "preset"), cl, f.yEval, s);
-            }
-            out.add(new String[] {"<=" + fmt(band), c.key() + "-" + cl.tag + "-r1", Integer.toString(c.space()
-                    .released()), fmt(eps), c.delta() == 0 ? "0" : fmt(c.delta()), String.format(Locale.ROOT, "%.4f",
-                    mean(f1)), String.format(Locale.ROOT, "%.4f", sd(f1))});
-        }
-        return out;
     }
 
     /** A reproducible SecureRandom stream per release, so a rerun gives the same CSV; production uses a DRBG. */
