@@ -1,5 +1,5 @@
 // Drives the operator console in real headless Chromium against a running stack (broker, gateways,
-// recognizer). Started by the devstack's ConsoleBrowserTest, which passes the stack in the environment.
+// recognizer). Started by the local stack's ConsoleBrowserTest, which passes the stack in the environment.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';

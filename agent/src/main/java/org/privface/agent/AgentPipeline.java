@@ -30,7 +30,7 @@ import org.privface.agent.link.GatewayLinking;
 import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.policy.PolicyStore;
 import org.privface.agent.policy.SitePolicy;
-import org.privface.agent.privacy.FaceMechanism;
+import org.privface.privacy.FaceMechanism;
 import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.DropReason;
 import org.privface.agent.publish.FacePublisher;

@@ -8,8 +8,8 @@ import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
-import org.privface.agent.privacy.EigenBasis;
-import org.privface.agent.privacy.EigenStats;
+import org.privface.privacy.EigenBasis;
+import org.privface.privacy.EigenStats;
 
 /**
  * Builds eigenbases on gateways. Faces are read from folder-per-person images and found with the

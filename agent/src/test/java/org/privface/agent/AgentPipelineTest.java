@@ -22,7 +22,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.privface.agent.privacy.gdp.MuGdp;
+import org.privface.privacy.gdp.MuGdp;
 import org.privface.kafka.testkit.RealKafka;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;

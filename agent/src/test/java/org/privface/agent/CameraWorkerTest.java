@@ -161,7 +161,7 @@ class CameraWorkerTest {
                 assertTrue(f.getTrack().getEpsilonSpentInWindow() <= 8.0 + 1e-9);
                 assertTrue(f.getMechanism().getEpsilonPerFace() > 8.0 / 4, "each release gets more than a quarter");
             }
-            double muTrack = org.privface.agent.privacy.gdp.MuGdp.muFor(8, 1e-5);
+            double muTrack = org.privface.privacy.gdp.MuGdp.muFor(8, 1e-5);
             assertTrue(Math.sqrt(muSquares) <= muTrack * (1 + 1e-9), "sqrt(sum mu^2) within the track's mu");
         }
     }

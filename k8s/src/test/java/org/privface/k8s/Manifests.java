@@ -179,11 +179,12 @@ final class Manifests {
         return k8s;
     }
 
-    /** Every YAML file under k8s/, leaving out the Maven module's own folders. */
+    /** Every YAML file under k8s/, leaving out the Maven modules' own folders (this one's and local-stack/). */
     static List<Path> yamlFiles(Path k8s) {
         try (Stream<Path> s = Files.walk(k8s)) {
             return s.filter(Files::isRegularFile)
-                    .filter(p -> !k8s.relativize(p).startsWith("target") && !k8s.relativize(p).startsWith("src"))
+                    .filter(p -> !k8s.relativize(p).startsWith("target") && !k8s.relativize(p).startsWith("src")
+                            && !k8s.relativize(p).startsWith("local-stack"))
                     .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
                     .sorted()
                     .toList();

@@ -32,7 +32,7 @@ public interface FaceEmbedder extends AutoCloseable {
             v[i] = raw[i];
         }
         try {
-            return org.privface.agent.privacy.aggregate.Sphere.normalize(v);
+            return org.privface.privacy.aggregate.Sphere.normalize(v);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("the embedding network returned a zero or non-finite vector", e);
         }

@@ -17,9 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
-import org.privface.agent.privacy.Privacy;
-import org.privface.agent.privacy.Release;
-import org.privface.agent.privacy.gdp.MuGdp;
+import org.privface.privacy.Privacy;
+import org.privface.privacy.Release;
+import org.privface.privacy.gdp.MuGdp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

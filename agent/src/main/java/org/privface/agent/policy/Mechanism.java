@@ -5,13 +5,13 @@ import java.util.Locale;
 
 /** The local-DP mechanisms a site can choose; the name travels in every record. */
 public enum Mechanism {
-    /** Eigenface perturbation (Chamikara et al. 2020); modes are {@link org.privface.agent.privacy.SensitivityMode}s. */
+    /** Eigenface perturbation (Chamikara et al. 2020); modes are {@link org.privface.privacy.SensitivityMode}s. */
     PEEP,
-    /** Ranked DP on Haar wavelets (Ou et al.); modes are {@link org.privface.agent.privacy.rdp.RdpMode}s. */
+    /** Ranked DP on Haar wavelets (Ou et al.); modes are {@link org.privface.privacy.rdp.RdpMode}s. */
     RDP,
     /**
      * Gaussian DP on eigen-coordinates (Soto et al.), mode {@code gdp}: ε is per track at
-     * δ = {@link org.privface.agent.privacy.gdp.MuGdp#DEFAULT_DELTA}, and a track's releases compose
+     * δ = {@link org.privface.privacy.gdp.MuGdp#DEFAULT_DELTA}, and a track's releases compose
      * as μ-GDP, √(Σμ²), far tighter than summed ε when a person is released several times.
      */
     GAUSSIAN,
@@ -22,7 +22,7 @@ public enum Mechanism {
     FISHER,
     /**
      * A deep face embedding projected on a public basis and released on the unit sphere; modes are
-     * {@link org.privface.agent.privacy.embedding.EmbeddingMechanism.Noise}s (docs/privacy.md).
+     * {@link org.privface.privacy.embedding.EmbeddingMechanism.Noise}s (docs/privacy.md).
      */
     EMBEDDING;
 

@@ -3,7 +3,7 @@ package org.privface.agent.policy;
 import java.time.Duration;
 import java.util.Objects;
 
-import org.privface.agent.privacy.Privacy;
+import org.privface.privacy.Privacy;
 
 /**
  * The gateway's own bounds, set in its local configuration only. The cloud is untrusted, so no

@@ -2,10 +2,10 @@ package org.privface.agent.policy;
 
 import java.time.Duration;
 
-import org.privface.agent.privacy.Privacy;
-import org.privface.agent.privacy.SensitivityMode;
-import org.privface.agent.privacy.embedding.EmbeddingMechanism;
-import org.privface.agent.privacy.rdp.RdpMode;
+import org.privface.privacy.Privacy;
+import org.privface.privacy.SensitivityMode;
+import org.privface.privacy.embedding.EmbeddingMechanism;
+import org.privface.privacy.rdp.RdpMode;
 import org.privface.agent.track.BudgetPolicy;
 
 /**

@@ -1,60 +1,55 @@
 package org.privface.agent.publish;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
-import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.TRUNCATE_EXISTING;
 import static java.nio.file.StandardOpenOption.WRITE;
+import static org.privface.agent.publish.SpoolFormat.FRAME_HEADER_BYTES;
+import static org.privface.agent.publish.SpoolFormat.LOCK;
+import static org.privface.agent.publish.SpoolFormat.MAX_FRAME;
+import static org.privface.agent.publish.SpoolFormat.MIN_PAYLOAD;
+import static org.privface.agent.publish.SpoolFormat.SEGMENT_MAGIC;
+import static org.privface.agent.publish.SpoolFormat.VERSION;
+import static org.privface.agent.publish.SpoolFormat.closeQuietly;
+import static org.privface.agent.publish.SpoolFormat.deleteQuietly;
+import static org.privface.agent.publish.SpoolFormat.encode;
+import static org.privface.agent.publish.SpoolFormat.framedSize;
+import static org.privface.agent.publish.SpoolFormat.readFrame;
+import static org.privface.agent.publish.SpoolFormat.readFully;
+import static org.privface.agent.publish.SpoolFormat.segmentName;
+import static org.privface.agent.publish.SpoolFormat.syncDirectory;
+import static org.privface.agent.publish.SpoolFormat.writeCheckpoint;
+import static org.privface.agent.publish.SpoolFormat.writeFully;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.zip.CRC32C;
+
+import org.privface.agent.publish.SpoolFormat.Frame;
+import org.privface.agent.publish.SpoolFormat.Segment;
+import org.privface.agent.publish.SpoolFormat.Status;
 
 /**
  * A bounded, crash-safe FIFO of Kafka records on local disk, for while the broker is unreachable.
  * Entries are removed only when {@link #commit(long)} says the broker acknowledged them, so delivery
  * is at least once; consumers de-duplicate by event id.
  *
- * <p>On-disk layout, all integers big-endian:
- * <pre>
- * seg-&lt;first seq, 20 digits&gt;.log   header: int magic "PFSG", int version 1, long first seq
- *                                   then frames: int len, int crc, payload[len]
- *                                   crc = CRC32C(len bytes + payload)
- *                                   payload = long seq, long createdAt, str topic, str key (len -1 = null),
- *                                             str eventId, bytes value   (str/bytes = int len + bytes, UTF-8)
- * checkpoint                        int magic "PFCK", int version 1, long next unacknowledged seq,
- *                                   int CRC32C of the preceding 16 bytes; replaced by write-temp + ATOMIC_MOVE
- * spool.lock                        held with a file lock while open, so two processes cannot share a spool
- * </pre>
- * Every entry gets the next sequence number; the checkpoint stores a sequence number rather than a
+ * <p>Every entry gets the next sequence number; the checkpoint stores a sequence number rather than a
  * file offset, so it stays valid when segments are deleted or repaired. The bound counts segment
- * files (headers included); the checkpoint and lock file are not counted.
- *
- * <p>Recovery on {@link #open}: each segment is read and every frame checked (length in range, CRC,
- * sequence increasing). A bad frame whose length is intact and which is followed by a good frame is
- * cut out (the segment is rewritten, the entry counted as {@link DropReason#CORRUPT}); anything else
- * ends the segment there: it is truncated, which is how a torn tail from a killed write is
- * discarded. Each is one {@link #recoveredCorruptions()} event; open does not fail on corruption.
+ * files (headers included); the checkpoint and lock file are not counted. The file format is
+ * {@link SpoolFormat}'s; {@link #open} repairs whatever a crash left as {@link SpoolRecovery} describes,
+ * and never fails on corrupt content.
  *
  * <p>Thread safety: every method holds the spool's monitor, which is enough for one producer and
  * one replay thread. The drop listener runs under it too, so it must be quick.
@@ -69,20 +64,7 @@ public final class DiskSpool implements AutoCloseable {
      * risks at most the last N-1 entries on power loss, which recovery then truncates cleanly.
      */
     public static final int DEFAULT_SYNC_EVERY_APPENDS = 64;
-    public static final int SEGMENT_HEADER_BYTES = 16;
-    static final int FRAME_HEADER_BYTES = 8;
-    /** seq, createdAt, and the four length fields. */
-    static final int MIN_PAYLOAD = 8 + 8 + 4 + 4 + 4 + 4;
-    static final int SEGMENT_MAGIC = 0x50465347;
-    static final int CHECKPOINT_MAGIC = 0x5046434B;
-    static final int VERSION = 1;
-    static final int CHECKPOINT_BYTES = 20;
-    static final String CHECKPOINT = "checkpoint";
-    static final String CHECKPOINT_TMP = "checkpoint.tmp";
-    static final String LOCK = "spool.lock";
-    private static final String REPAIR_SUFFIX = ".repair";
-    private static final Pattern SEGMENT_NAME = Pattern.compile("seg-(\\d{20})\\.log");
-    private static final long MAX_FRAME = Integer.MAX_VALUE - 64;
+    public static final int SEGMENT_HEADER_BYTES = SpoolFormat.SEGMENT_HEADER_BYTES;
     private static final System.Logger LOG = System.getLogger(DiskSpool.class.getName());
 
     /** Opens segment and checkpoint files; replaceable so tests can simulate a full disk. */
@@ -147,29 +129,6 @@ public final class DiskSpool implements AutoCloseable {
 
         public Options withDropListener(DropListener v) {
             return new Options(maxBytes, policy, segmentBytes, syncEveryAppends, channels, v);
-        }
-    }
-
-    private static final class Segment {
-        final Path path;
-        long size;
-        int count;
-        long lastSeq = -1;
-        /** Open while this is the head or the active segment, or briefly while peeked. */
-        FileChannel ch;
-
-        Segment(Path path) {
-            this.path = path;
-        }
-    }
-
-    private enum Status { OK, BAD_RECORD, BAD_BOUNDARY }
-
-    private record Frame(Status status, int len, long seq, SpoolEntry entry) {
-        static final Frame BOUNDARY = new Frame(Status.BAD_BOUNDARY, 0, -1, null);
-
-        static Frame badRecord(int len) {
-            return new Frame(Status.BAD_RECORD, len, -1, null);
         }
     }
 
@@ -324,7 +283,7 @@ public final class DiskSpool implements AutoCloseable {
             throw new UncheckedIOException(e);
         } finally {
             if (removed > 0) {
-                checkpointDirty = !writeCheckpoint(cursorSeq + 1, false);
+                checkpointDirty = !writeCheckpoint(opt.channels(), dir, cursorSeq + 1, false);
             }
             for (Segment s : consumed) {
                 closeQuietly(s);
@@ -397,7 +356,7 @@ public final class DiskSpool implements AutoCloseable {
         } catch (IOException e) {
             failure = e;
         }
-        if (checkpointDirty && !writeCheckpoint(cursorSeq + 1, true) && failure == null) {
+        if (checkpointDirty && !writeCheckpoint(opt.channels(), dir, cursorSeq + 1, true) && failure == null) {
             failure = new IOException("could not write the checkpoint of " + dir);
         }
         closeChannels();
@@ -477,7 +436,7 @@ public final class DiskSpool implements AutoCloseable {
         segments.addLast(s);
         bytes += SEGMENT_HEADER_BYTES;
         if (opt.syncEveryAppends() > 0) {
-            syncDirectory();
+            syncDirectory(dir);
         }
         return s;
     }
@@ -492,37 +451,6 @@ public final class DiskSpool implements AutoCloseable {
         }
     }
 
-    /** Makes a new or renamed file's directory entry durable; not supported everywhere, so best effort. */
-    private void syncDirectory() {
-        try (FileChannel d = FileChannel.open(dir, READ)) {
-            d.force(true);
-        } catch (IOException | UnsupportedOperationException ignored) {
-            // best effort
-        }
-    }
-
-    private boolean writeCheckpoint(long nextUnacked, boolean force) {
-        ByteBuffer b = ByteBuffer.allocate(CHECKPOINT_BYTES).putInt(CHECKPOINT_MAGIC).putInt(VERSION).putLong(nextUnacked);
-        CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, 16);
-        b.putInt((int) crc.getValue()).flip();
-        Path tmp = dir.resolve(CHECKPOINT_TMP);
-        try {
-            try (FileChannel c = opt.channels().open(tmp, CREATE, TRUNCATE_EXISTING, WRITE)) {
-                writeFully(c, b, 0);
-                if (force) {
-                    c.force(true);
-                }
-            }
-            Files.move(tmp, dir.resolve(CHECKPOINT), ATOMIC_MOVE, REPLACE_EXISTING);
-            return true;
-        } catch (IOException e) {
-            // Harmless until the next success: an old checkpoint only replays entries again.
-            deleteQuietly(tmp);
-            return false;
-        }
-    }
-
     // ---------------------------------------------------------------- reading and dropping
 
     /** Fills out from the cursor; false if it discarded a corrupt head and must start again. */
@@ -534,16 +462,16 @@ public final class DiskSpool implements AutoCloseable {
             try {
                 while (pos < s.size && out.size() < max) {
                     Frame f = readFrame(ch(s), pos, s.size, minSeq);
-                    if (f.status != Status.OK) {
+                    if (f.status() != Status.OK) {
                         if (head && out.isEmpty()) {
                             corruptHead("bad frame at byte " + pos + " of " + s.path.getFileName());
                             return false;
                         }
                         return true; // what precedes it is good; it is dealt with once it reaches the head
                     }
-                    out.add(new Spooled(f.seq, f.entry));
-                    minSeq = f.seq + 1;
-                    pos += FRAME_HEADER_BYTES + f.len;
+                    out.add(new Spooled(f.seq(), f.entry()));
+                    minSeq = f.seq() + 1;
+                    pos += FRAME_HEADER_BYTES + f.len();
                 }
             } finally {
                 if (!head && s != segments.peekLast()) {
@@ -578,7 +506,7 @@ public final class DiskSpool implements AutoCloseable {
         }
     }
 
-    private boolean drop(DropReason reason, long n, String detail) {
+    boolean drop(DropReason reason, long n, String detail) {
         droppedTotal += n;
         droppedBy[reason.ordinal()] += n;
         try {
@@ -589,7 +517,7 @@ public final class DiskSpool implements AutoCloseable {
         return false;
     }
 
-    private void corruption(String detail) {
+    void corruption(String detail) {
         corruptions++;
         LOG.log(System.Logger.Level.WARNING, "spool " + dir + ": " + detail);
     }
@@ -597,37 +525,11 @@ public final class DiskSpool implements AutoCloseable {
     // ---------------------------------------------------------------- recovery
 
     private void recover() throws IOException {
-        deleteQuietly(dir.resolve(CHECKPOINT_TMP));
-        TreeMap<Long, Path> found = new TreeMap<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-            for (Path p : ds) {
-                String n = p.getFileName().toString();
-                if (n.endsWith(REPAIR_SUFFIX)) {
-                    Files.deleteIfExists(p);
-                    continue;
-                }
-                Matcher m = SEGMENT_NAME.matcher(n);
-                if (m.matches()) {
-                    found.put(Long.parseLong(m.group(1)), p);
-                }
-            }
-        }
-        long checkpoint = readCheckpoint();
-        long prev = -1;
-        long maxBase = 0;
-        for (Map.Entry<Long, Path> f : found.entrySet()) {
-            maxBase = Math.max(maxBase, f.getKey());
-            Segment s = scan(f.getKey(), f.getValue(), prev);
-            if (s == null) {
-                continue;
-            }
-            if (s.count == 0) {
-                Files.deleteIfExists(s.path);
-                continue;
-            }
-            prev = s.lastSeq;
-            segments.addLast(s);
-        }
+        SpoolRecovery.Found found = new SpoolRecovery(this, dir, opt.channels()).scan();
+        segments.addAll(found.segments());
+        long checkpoint = found.checkpoint();
+        long prev = found.lastSeq();
+        long maxBase = found.maxBase();
         long from = Math.max(checkpoint, 0);
         // Wholly acknowledged segments: a crash came between writing the checkpoint and deleting them.
         while (!segments.isEmpty() && segments.peekFirst().lastSeq < from) {
@@ -650,197 +552,7 @@ public final class DiskSpool implements AutoCloseable {
         nextSeq = Math.max(Math.max(from, prev + 1), maxBase);
     }
 
-    private long readCheckpoint() throws IOException {
-        Path p = dir.resolve(CHECKPOINT);
-        if (!Files.exists(p)) {
-            return -1;
-        }
-        byte[] b = Files.readAllBytes(p);
-        if (b.length == CHECKPOINT_BYTES) {
-            ByteBuffer bb = ByteBuffer.wrap(b);
-            CRC32C crc = new CRC32C();
-            crc.update(b, 0, 16);
-            if (bb.getInt(0) == CHECKPOINT_MAGIC && bb.getInt(4) == VERSION
-                    && bb.getInt(16) == (int) crc.getValue() && bb.getLong(8) >= 0) {
-                return bb.getLong(8);
-            }
-        }
-        corruption("checkpoint unreadable; replaying from the oldest stored entry");
-        return -1;
-    }
-
-    /** Validates one segment, truncating or repairing it; null if it was unusable and deleted. */
-    private Segment scan(long base, Path path, long prevSeq) throws IOException {
-        Segment s = new Segment(path);
-        String name = path.getFileName().toString();
-        try (FileChannel ch = opt.channels().open(path, READ, WRITE)) {
-            long size = ch.size();
-            ByteBuffer h = ByteBuffer.allocate(SEGMENT_HEADER_BYTES);
-            if (size < SEGMENT_HEADER_BYTES || !readFully(ch, h, 0) || h.getInt(0) != SEGMENT_MAGIC
-                    || h.getInt(4) != VERSION || h.getLong(8) != base) {
-                if (size > 0) { // size 0: killed between creating the file and writing its header
-                    corruption("segment " + name + " has a bad header; deleted");
-                }
-                ch.close();
-                Files.deleteIfExists(path);
-                return null;
-            }
-            List<long[]> cut = new ArrayList<>();
-            int countBeforeCut = 0;
-            long lastSeqBeforeCut = -1;
-            long pos = SEGMENT_HEADER_BYTES;
-            while (pos < size) {
-                Frame f = readFrame(ch, pos, size, prevSeq + 1);
-                if (f.status == Status.OK) {
-                    s.count++;
-                    s.lastSeq = prevSeq = f.seq;
-                    pos += FRAME_HEADER_BYTES + f.len;
-                    continue;
-                }
-                if (f.status == Status.BAD_RECORD) {
-                    long next = pos + FRAME_HEADER_BYTES + f.len;
-                    if (next < size && readFrame(ch, next, size, prevSeq + 1).status == Status.OK) {
-                        if (cut.isEmpty()) {
-                            countBeforeCut = s.count;
-                            lastSeqBeforeCut = s.lastSeq;
-                        }
-                        cut.add(new long[] {pos, next});
-                        corruption("segment " + name + ": corrupt entry at byte " + pos + " cut out");
-                        drop(DropReason.CORRUPT, 1, "corrupt entry at byte " + pos + " of " + name);
-                        pos = next;
-                        continue;
-                    }
-                }
-                corruption("segment " + name + ": torn or corrupt tail at byte " + pos + " of " + size + "; truncated");
-                ch.truncate(pos);
-                size = pos;
-            }
-            s.size = size;
-            if (!cut.isEmpty()) {
-                try {
-                    s.size = rewriteWithout(ch, path, size, cut);
-                } catch (IOException e) {
-                    // No room to repair (disk full?): keep what precedes the first bad entry.
-                    long first = cut.get(0)[0];
-                    ch.truncate(first);
-                    drop(DropReason.CORRUPT, s.count - countBeforeCut,
-                            "no room to repair " + name + " (" + e + "); truncated at byte " + first);
-                    s.size = first;
-                    s.count = countBeforeCut;
-                    s.lastSeq = lastSeqBeforeCut;
-                }
-            }
-        }
-        return s;
-    }
-
-    /** Copies the segment without the cut ranges to a temporary file, then moves it over the original. */
-    private long rewriteWithout(FileChannel ch, Path path, long size, List<long[]> cut) throws IOException {
-        Path tmp = path.resolveSibling(path.getFileName() + REPAIR_SUFFIX);
-        long written = 0;
-        try {
-            try (FileChannel out = opt.channels().open(tmp, CREATE, TRUNCATE_EXISTING, WRITE)) {
-                long pos = 0;
-                for (long[] c : cut) {
-                    written += copy(ch, pos, c[0] - pos, out);
-                    pos = c[1];
-                }
-                written += copy(ch, pos, size - pos, out);
-                out.force(true);
-            }
-            Files.move(tmp, path, ATOMIC_MOVE, REPLACE_EXISTING);
-        } catch (IOException e) {
-            deleteQuietly(tmp);
-            throw e;
-        }
-        syncDirectory();
-        return written;
-    }
-
-    private static long copy(FileChannel from, long pos, long count, FileChannel to) throws IOException {
-        long left = count;
-        while (left > 0) {
-            long n = from.transferTo(pos, left, to);
-            if (n <= 0) {
-                throw new IOException("copy made no progress");
-            }
-            pos += n;
-            left -= n;
-        }
-        return count;
-    }
-
     // ---------------------------------------------------------------- framing
-
-    static long framedSize(SpoolEntry e) {
-        return FRAME_HEADER_BYTES + MIN_PAYLOAD + utf8Length(e.topic()) + (e.key() == null ? 0 : utf8Length(e.key()))
-                + utf8Length(e.eventId()) + (long) e.value().length;
-    }
-
-    static byte[] encode(long seq, SpoolEntry e) {
-        byte[] topic = e.topic().getBytes(UTF_8);
-        byte[] key = e.key() == null ? null : e.key().getBytes(UTF_8);
-        byte[] id = e.eventId().getBytes(UTF_8);
-        int payload = MIN_PAYLOAD + topic.length + (key == null ? 0 : key.length) + id.length + e.value().length;
-        ByteBuffer b = ByteBuffer.allocate(FRAME_HEADER_BYTES + payload);
-        b.putInt(payload).putInt(0).putLong(seq).putLong(e.createdAtMillis());
-        b.putInt(topic.length).put(topic);
-        if (key == null) {
-            b.putInt(-1);
-        } else {
-            b.putInt(key.length).put(key);
-        }
-        b.putInt(id.length).put(id);
-        b.putInt(e.value().length).put(e.value());
-        byte[] frame = b.array();
-        b.putInt(4, crc(frame, frame, FRAME_HEADER_BYTES, payload));
-        return frame;
-    }
-
-    private static int crc(byte[] lenBytes, byte[] payload, int off, int len) {
-        CRC32C c = new CRC32C();
-        c.update(lenBytes, 0, 4);
-        c.update(payload, off, len);
-        return (int) c.getValue();
-    }
-
-    /** Reads and checks the frame at pos; limit is the segment's logical end. */
-    private static Frame readFrame(FileChannel ch, long pos, long limit, long minSeq) throws IOException {
-        if (limit - pos < FRAME_HEADER_BYTES) {
-            return Frame.BOUNDARY;
-        }
-        ByteBuffer head = ByteBuffer.allocate(FRAME_HEADER_BYTES);
-        if (!readFully(ch, head, pos)) {
-            return Frame.BOUNDARY;
-        }
-        int len = head.getInt(0);
-        if (len < MIN_PAYLOAD || len > limit - pos - FRAME_HEADER_BYTES) {
-            return Frame.BOUNDARY;
-        }
-        byte[] payload = new byte[len];
-        if (!readFully(ch, ByteBuffer.wrap(payload), pos + FRAME_HEADER_BYTES)) {
-            return Frame.BOUNDARY;
-        }
-        if (crc(head.array(), payload, 0, len) != head.getInt(4)) {
-            return Frame.badRecord(len);
-        }
-        try {
-            ByteBuffer p = ByteBuffer.wrap(payload);
-            long seq = p.getLong();
-            long createdAt = p.getLong();
-            String topic = new String(readBytes(p, p.getInt()), UTF_8);
-            int keyLen = p.getInt();
-            String key = keyLen == -1 ? null : new String(readBytes(p, keyLen), UTF_8);
-            String eventId = new String(readBytes(p, p.getInt()), UTF_8);
-            byte[] value = readBytes(p, p.getInt());
-            if (seq < minSeq || p.hasRemaining()) {
-                return Frame.badRecord(len);
-            }
-            return new Frame(Status.OK, len, seq, new SpoolEntry(topic, key, value, eventId, createdAt));
-        } catch (BufferUnderflowException | IllegalArgumentException e) {
-            return Frame.badRecord(len);
-        }
-    }
 
     /** Length and sequence number of the frame at pos, or null if its length is out of range. */
     private long[] frameAt(Segment s, long pos) throws IOException {
@@ -858,38 +570,7 @@ public final class DiskSpool implements AutoCloseable {
         return new long[] {len, b.getLong(FRAME_HEADER_BYTES)};
     }
 
-    private static byte[] readBytes(ByteBuffer p, int n) {
-        if (n < 0 || n > p.remaining()) {
-            throw new IllegalArgumentException("bad length " + n);
-        }
-        byte[] out = new byte[n];
-        p.get(out);
-        return out;
-    }
-
-    private static long utf8Length(String s) {
-        long n = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                n += 1;
-            } else if (c < 0x800) {
-                n += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                n += 4;
-                i++;
-            } else {
-                n += 3; // lone surrogates become '?' (1 byte) in getBytes; over-counting is harmless here
-            }
-        }
-        return n;
-    }
-
     // ---------------------------------------------------------------- plumbing
-
-    static String segmentName(long baseSeq) {
-        return String.format("seg-%020d.log", baseSeq);
-    }
 
     private FileChannel ch(Segment s) throws IOException {
         // Reopens after a close by Thread.interrupt() on whichever thread last used it.
@@ -897,23 +578,6 @@ public final class DiskSpool implements AutoCloseable {
             s.ch = opt.channels().open(s.path, READ, WRITE);
         }
         return s.ch;
-    }
-
-    private static boolean readFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
-        while (b.hasRemaining()) {
-            int n = ch.read(b, pos + b.position());
-            if (n < 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static void writeFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
-        long at = pos;
-        while (b.hasRemaining()) {
-            at += ch.write(b, at);
-        }
     }
 
     private void ensureOpen() {
@@ -928,26 +592,4 @@ public final class DiskSpool implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(Segment s) {
-        closeQuietly(s.ch);
-        s.ch = null;
-    }
-
-    private static void closeQuietly(FileChannel ch) {
-        if (ch != null) {
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // nothing to do
-            }
-        }
-    }
-
-    private static void deleteQuietly(Path p) {
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not delete " + p + ": " + e);
-        }
-    }
 }

@@ -13,7 +13,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.privface.agent.privacy.Release;
+import org.privface.privacy.Release;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.MechanismParams;

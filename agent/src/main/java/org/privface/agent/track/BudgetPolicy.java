@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-import org.privface.agent.privacy.Privacy;
+import org.privface.privacy.Privacy;
 
 /**
  * How a track's ε budget per window is split into releases. Every policy is homogeneous (each release in a window

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
-import org.privface.agent.privacy.Privacy;
-import org.privface.agent.privacy.gdp.MuGdp;
+import org.privface.privacy.Privacy;
+import org.privface.privacy.gdp.MuGdp;
 
 /**
  * The per-track privacy ledger: decides whether a detection may be released and at what ε.

@@ -10,7 +10,7 @@ import io.micronaut.context.ApplicationContext;
 import org.junit.jupiter.api.Test;
 import org.privface.agent.AgentSettings;
 import org.privface.agent.detect.DeepModels;
-import org.privface.agent.privacy.embedding.EmbeddingBasis;
+import org.privface.privacy.embedding.EmbeddingBasis;
 
 /** One configuration line picks the network, and each packaged network has its own public basis. */
 class FaceEmbeddersTest {

@@ -13,7 +13,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.privface.agent.privacy.gdp.MuGdp;
+import org.privface.privacy.gdp.MuGdp;
 
 class EnrollmentLedgerTest {
     static final String A = "a".repeat(64);

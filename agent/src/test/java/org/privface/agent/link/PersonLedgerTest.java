@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.privface.agent.privacy.gdp.MuGdp;
+import org.privface.privacy.gdp.MuGdp;
 import org.privface.agent.track.BudgetPolicy;
 import org.privface.agent.track.TrackBudget;
 

@@ -297,7 +297,7 @@ class TrackBudgetTest {
         TrackBudget b = new TrackBudget(BudgetPolicy.maxK(4), 4.0, WINDOW, 100, TrackBudget.Accounting.GAUSSIAN_DP, delta);
         List<TrackBudget.Grant> grants = run(b, "trk-g", 1, 50, T0);
         assertEquals(4, grants.size());
-        double muTrack = org.privface.agent.privacy.gdp.MuGdp.muFor(4.0, delta);
+        double muTrack = org.privface.privacy.gdp.MuGdp.muFor(4.0, delta);
         double summed = 0;
         for (TrackBudget.Grant g : grants) {
             assertEquals(muTrack / 2, g.muForThisRelease(), 1e-12, "mu splits as 1/sqrt(k)");

@@ -1,0 +1,329 @@
+package org.privface.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+import org.opencv.core.Mat;
+import org.opencv.core.Rect;
+import org.opencv.core.Size;
+import org.opencv.imgcodecs.Imgcodecs;
+import org.opencv.imgproc.Imgproc;
+import org.privface.agent.AgentSettings;
+import org.privface.agent.detect.DetectedFace;
+import org.privface.agent.detect.FaceDetector;
+import org.privface.agent.detect.FaceFinder;
+import org.privface.agent.detect.FaceModels;
+import org.privface.agent.detect.UltraFaceDetector;
+import org.privface.agent.detect.YuNetDetector;
+import org.privface.agent.embed.FaceAlignment;
+import org.privface.agent.embed.DlibEmbedder;
+import org.privface.agent.embed.DlibResNet;
+import org.privface.agent.embed.FaceEmbedder;
+import org.privface.agent.embed.FaceEmbedders;
+import org.privface.agent.embed.OnnxEmbedder;
+import org.privface.privacy.PeepMechanism;
+import org.privface.agent.publish.FacePublisher;
+import org.privface.agent.track.BudgetPolicy;
+
+/**
+ * The deep face stack of issue 16 inside {@link EdgeBenchmark}, on the same pinned core:
+ * <ul>
+ *   <li>frames: 640×480, each with 1–3 real faces (lfw5 images cut to the face and its
+ *       surroundings, or whole ORL images), 40–120 px wide, on the harness's generated backgrounds
+ *       with sensor noise;</li>
+ *   <li>each detector's speed and recall on them (a hit: a detection centred in the pasted face's
+ *       box, 0.8–2.0× as wide);</li>
+ *   <li>the embedding's cost per face (alignment and network), on the faces the deep detector found;</li>
+ *   <li>the pipeline with the embedding against detection alone: once with every face released in
+ *       every frame (the heaviest load), once with each scene held for {@value #DWELL} frames under
+ *       the default budget {@code once}, so a face is embedded once per appearance.</li>
+ * </ul>
+ * The pipeline's release is PEEP on the crop, as in the rest of the harness, plus the embedding of
+ * the released face; the EMBEDDING mechanism's own sampling is not part of this build.
+ */
+final class DeepStack {
+    /** Frames a scene is held for in the dwell run: one second at 25 frames/s. */
+    static final int DWELL = 25;
+    static final int DWELL_SCENES = 20;
+
+    private DeepStack() {
+    }
+
+    /** A face image to paste: the pixels and where the face is in them. */
+    record Source(Mat bgr, Rect face) {
+    }
+
+    static void run(EdgeBenchmark.Options opt, EdgeBenchmark.Report report, AgentSettings defaults, PeepMechanism mechanism,
+                    BudgetPolicy heavy, Path work) throws Exception {
+        report.line("");
+        report.line("## Deep face stack (issue 16): real faces, one core");
+        report.line("");
+        Path data = opt.datasets();
+        if (data == null || !Files.isDirectory(data.resolve("lfw5")) || !Files.isDirectory(data.resolve("orl"))) {
+            report.line("skipped: lfw5 and orl not found (set FACE_DATASETS or --datasets)");
+            return;
+        }
+        boolean packaged = Stream.of(FaceModels.DETECT, FaceModels.LANDMARK, FaceModels.FEATURE).allMatch(FaceModels::hasFaceplugin);
+        Path yunet = FaceModels.findYunet(null).orElse(null);
+        if (!packaged) {
+            report.line("skipped: the npm models are not in " + FaceModels.facepluginDir() + " (the agent's build fetches them)");
+            return;
+        }
+        List<Source> sources = new ArrayList<>();
+        sources.addAll(lfw(data.resolve("lfw5"), 100));
+        sources.addAll(orl(data.resolve("orl"), 100));
+        List<EdgeBenchmark.Scene> scenes = scenes(sources, opt.deepFrames(), opt.seed());
+        sources.forEach(s -> s.bgr().release());
+        int faceCount = scenes.stream().mapToInt(s -> s.faces().size()).sum();
+        report.line(String.format(Locale.ROOT, "- frames: %d × 640×480, %d real faces (%.2f per frame; 100 lfw5 and 100 ORL images,"
+                + " pasted 40–120 px wide), seed %d", scenes.size(), faceCount, faceCount / (double) scenes.size(), opt.seed()));
+
+        int w = opt.remedyWidth();
+        List<EdgeBenchmark.Config> configs = new ArrayList<>();
+        configs.add(new EdgeBenchmark.Config("Haar (agent default settings)", () -> EdgeBenchmark.defaultDetector(defaults), 0));
+        configs.add(new EdgeBenchmark.Config("Haar, maxDetectWidth " + w, () -> new FaceDetector(defaults.getCascade(),
+                defaults.getScaleFactor(), defaults.getMinNeighbors(), defaults.getMinFaceSize(), w), 0));
+        Supplier<FaceFinder> deep;
+        String deepName;
+        if (yunet != null) {
+            configs.add(new EdgeBenchmark.Config("YuNet", () -> new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0), 0));
+            configs.add(new EdgeBenchmark.Config("YuNet, maxDetectWidth " + w,
+                    () -> new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, w), 0));
+            deep = () -> new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0);
+            deepName = "YuNet";
+        } else {
+            report.line("- YuNet not found under FACE_MODELS: its rows are missing, and the deep default is UltraFace");
+            deep = UltraFaceDetector::fromPackage;
+            deepName = "UltraFace";
+        }
+        configs.add(new EdgeBenchmark.Config("UltraFace + 68-point landmarks", UltraFaceDetector::fromPackage, 0));
+
+        report.line("");
+        report.line("| detector | frames/s (wall) | frames per CPU-second | ms per frame (wall) | faces found | frames with exactly the expected faces | false detections |");
+        report.line("|---|---|---|---|---|---|---|");
+        Map<String, EdgeBenchmark.Accuracy> acc = new LinkedHashMap<>();
+        for (EdgeBenchmark.Config c : configs) {
+            acc.put(c.name(), EdgeBenchmark.accuracy(scenes, c)); // also the warm-up
+        }
+        Map<String, List<EdgeBenchmark.Run>> runs = new LinkedHashMap<>();
+        for (int r = 0; r < opt.reps(); r++) {
+            for (int k = 0; k < configs.size(); k++) {
+                EdgeBenchmark.Config c = configs.get((k + r) % configs.size());
+                runs.computeIfAbsent(c.name(), x -> new ArrayList<>()).add(EdgeBenchmark.detectPass(scenes, c));
+            }
+        }
+        for (EdgeBenchmark.Config c : configs) {
+            List<EdgeBenchmark.Run> rs = runs.get(c.name());
+            EdgeBenchmark.Accuracy a = acc.get(c.name());
+            report.line(String.format(Locale.ROOT, "| %s | %s | %s | %s | %d / %d (%.1f%%) | %d / %d (%.1f%%) | %d |", c.name(),
+                    EdgeBenchmark.meanSd(rs.stream().map(EdgeBenchmark.Run::fps).toList(), 1),
+                    EdgeBenchmark.meanSd(rs.stream().map(EdgeBenchmark.Run::cpuFps).toList(), 1),
+                    EdgeBenchmark.meanSd(rs.stream().map(x -> 1000 / x.fps()).toList(), 1),
+                    a.found(), a.faces(), 100.0 * a.found() / a.faces(), a.exactFrames(), scenes.size(),
+                    100.0 * a.exactFrames() / scenes.size(), a.falseDetections()));
+        }
+
+        // The embedding alone, on the faces the deep default found.
+        FaceFinder finder = deep.get();
+        List<Mat> frames = new ArrayList<>();
+        List<DetectedFace> faces = new ArrayList<>();
+        for (EdgeBenchmark.Scene s : scenes) {
+            for (DetectedFace f : finder.detect(s.bgr())) {
+                frames.add(s.bgr());
+                faces.add(f);
+            }
+        }
+        for (String network : FaceEmbedders.NAMES) {
+            if (network.equals(FaceEmbedders.DLIB) && !FaceModels.hasFaceapi(FaceModels.DLIB_WEIGHTS)) {
+                report.line("");
+                report.line("Embedding dlib: skipped, its weights are not in " + FaceModels.faceapiDir());
+                continue;
+            }
+            embeddingCost(opt, report, network, frames, faces, deepName);
+        }
+
+        // The pipeline with the embedding against detection alone, each pipeline run against the detection run before it.
+        EdgeBenchmark.Config withEmbedding = new EdgeBenchmark.Config(deepName + " + embedding", deep, 0, OnnxEmbedder::fromPackage);
+        EdgeBenchmark.Config detectOnly = new EdgeBenchmark.Config(deepName, deep, 0);
+        List<EdgeBenchmark.Scene> dwell = new ArrayList<>();
+        for (EdgeBenchmark.Scene s : scenes.subList(0, Math.min(DWELL_SCENES, scenes.size()))) {
+            for (int k = 0; k < DWELL; k++) {
+                dwell.add(s);
+            }
+        }
+        BudgetPolicy once = BudgetPolicy.parse(defaults.getBudget());
+        List<Double> heavyRatio = new ArrayList<>();
+        List<Double> heavyRatioCpu = new ArrayList<>();
+        List<Double> dwellRatio = new ArrayList<>();
+        List<Double> dwellRatioCpu = new ArrayList<>();
+        List<EdgeBenchmark.Run> heavyA = new ArrayList<>();
+        List<EdgeBenchmark.Run> heavyB = new ArrayList<>();
+        List<EdgeBenchmark.Run> dwellA = new ArrayList<>();
+        List<EdgeBenchmark.Run> dwellB = new ArrayList<>();
+        List<String> counts = new ArrayList<>();
+        try (FacePublisher publisher = new FacePublisher("127.0.0.1:9", EdgeBenchmark.SITE, new java.util.Properties())) {
+            for (int r = 0; r < opt.reps(); r++) {
+                EdgeBenchmark.Run a = EdgeBenchmark.detectPass(scenes, detectOnly);
+                EdgeBenchmark.PipelineRun b = EdgeBenchmark.pipelinePass(scenes, withEmbedding, mechanism, heavy, defaults,
+                        publisher, work);
+                EdgeBenchmark.Run a2 = EdgeBenchmark.detectPass(dwell, detectOnly);
+                EdgeBenchmark.PipelineRun b2 = EdgeBenchmark.pipelinePass(dwell, withEmbedding, mechanism, once, defaults,
+                        publisher, work);
+                heavyA.add(a);
+                heavyB.add(b.run());
+                dwellA.add(a2);
+                dwellB.add(b2.run());
+                heavyRatio.add(b.run().fps() / a.fps());
+                heavyRatioCpu.add(b.run().cpuFps() / a.cpuFps());
+                dwellRatio.add(b2.run().fps() / a2.fps());
+                dwellRatioCpu.add(b2.run().cpuFps() / a2.cpuFps());
+                if (r == 0) {
+                    counts.add("every face released (" + heavy.spec() + "): " + b.counts());
+                    counts.add("held " + DWELL + " frames, budget " + once.spec() + ": " + b2.counts());
+                }
+                System.out.printf(Locale.ROOT, "  deep rep %d: detect %.1f fps, pipeline %.1f; dwell: detect %.1f, pipeline %.1f%n",
+                        r + 1, a.fps(), b.run().fps(), a2.fps(), b2.run().fps());
+            }
+        }
+        report.line("");
+        report.line("| what | frames/s (wall) | frames per CPU-second | ms per frame (wall) |");
+        report.line("|---|---|---|---|");
+        EdgeBenchmark.row(report, "a. " + deepName + " detection only", heavyA);
+        EdgeBenchmark.row(report, "b. pipeline with the embedding, every face released (" + heavy.spec() + ")", heavyB);
+        EdgeBenchmark.row(report, "a. " + deepName + " detection only, scenes held " + DWELL + " frames", dwellA);
+        EdgeBenchmark.row(report, "b. pipeline with the embedding, scenes held " + DWELL + " frames, budget " + once.spec(), dwellB);
+        report.line("");
+        report.line(String.format(Locale.ROOT, "- b / a, every face released: %s (wall), %s (CPU time)",
+                EdgeBenchmark.meanSd(heavyRatio, 3), EdgeBenchmark.meanSd(heavyRatioCpu, 3)));
+        report.line(String.format(Locale.ROOT, "- b / a, held %d frames under %s: %s (wall), %s (CPU time)", DWELL, once.spec(),
+                EdgeBenchmark.meanSd(dwellRatio, 3), EdgeBenchmark.meanSd(dwellRatioCpu, 3)));
+        counts.forEach(c -> report.line("- pipeline, one pass, " + c));
+        scenes.forEach(s -> s.bgr().release());
+    }
+
+    /** lfw5 images cut to the face and its surroundings (rows 15–139, columns 25–124), fewer background faces. */
+    static List<Source> lfw(Path root, int n) throws IOException {
+        Rect cut = new Rect(25, 15, 100, 125);
+        List<Source> out = new ArrayList<>();
+        for (Path p : spread(root, n)) {
+            Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_COLOR);
+            if (img.cols() != 150 || img.rows() != 150) {
+                throw new IOException(p + ": expected 150x150 funneled LFW");
+            }
+            // The face: the standard LFW crop (rows 42-117, columns 47-103), in the cut's coordinates.
+            out.add(new Source(img.submat(cut).clone(), new Rect(47 - cut.x, 42 - cut.y, 56, 75)));
+            img.release();
+        }
+        return out;
+    }
+
+    /** Whole ORL images (92×112 grey face crops); the face spans about its middle 64×80 pixels. */
+    static List<Source> orl(Path root, int n) throws IOException {
+        List<Source> out = new ArrayList<>();
+        for (Path p : spread(root, n)) {
+            Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_COLOR);
+            if (img.empty()) {
+                throw new IOException(p + ": not readable");
+            }
+            out.add(new Source(img, new Rect(14, 20, 64, 80)));
+        }
+        return out;
+    }
+
+    /** n files spread over the sorted images of a folder-per-person set. */
+    static List<Path> spread(Path root, int n) throws IOException {
+        List<Path> all;
+        try (Stream<Path> s = Files.walk(root, 2)) {
+            all = s.filter(Files::isRegularFile).filter(p -> p.toString().matches(".*\\.(jpg|pgm)$")).sorted().toList();
+        }
+        List<Path> out = new ArrayList<>();
+        double step = Math.max(1.0, all.size() / (double) n);
+        for (double i = 0; i < all.size() && out.size() < n; i += step) {
+            out.add(all.get((int) i));
+        }
+        return out;
+    }
+
+    static List<EdgeBenchmark.Scene> scenes(List<Source> sources, int n, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        List<EdgeBenchmark.Scene> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Mat frame = EdgeBenchmark.background(r);
+            byte[] px = new byte[EdgeBenchmark.WIDTH * EdgeBenchmark.HEIGHT * 3];
+            frame.get(0, 0, px);
+            int want = 1 + i % 3;
+            List<Rect> patches = new ArrayList<>();
+            List<Rect> faces = new ArrayList<>();
+            for (int attempt = 0; faces.size() < want && attempt < 500; attempt++) {
+                Source s = sources.get(r.nextInt(sources.size()));
+                double sc = (40 + r.nextInt(81)) / (double) s.face().width;
+                int pw = (int) Math.round(s.bgr().cols() * sc);
+                int ph = (int) Math.round(s.bgr().rows() * sc);
+                Rect dest = new Rect(r.nextInt(EdgeBenchmark.WIDTH - pw + 1), r.nextInt(EdgeBenchmark.HEIGHT - ph + 1), pw, ph);
+                if (patches.stream().anyMatch(q -> EdgeBenchmark.overlaps(q, dest, 6))) {
+                    continue;
+                }
+                Mat patch = new Mat();
+                Imgproc.resize(s.bgr(), patch, new Size(pw, ph), 0, 0, sc < 1 ? Imgproc.INTER_AREA : Imgproc.INTER_LINEAR);
+                EdgeBenchmark.blend(px, patch, dest, new double[] {1, 1, 1});
+                patch.release();
+                patches.add(dest);
+                Rect f = s.face();
+                faces.add(new Rect(dest.x + (int) Math.round(f.x * sc), dest.y + (int) Math.round(f.y * sc),
+                        (int) Math.round(f.width * sc), (int) Math.round(f.height * sc)));
+            }
+            frame.put(0, 0, px);
+            EdgeBenchmark.sensorNoise(frame, r);
+            out.add(new EdgeBenchmark.Scene(frame, List.copyOf(faces)));
+        }
+        return out;
+    }
+
+    /** One network's cost per face (alignment and network) on the faces the deep detector found. */
+    private static void embeddingCost(EdgeBenchmark.Options opt, EdgeBenchmark.Report report, String network, List<Mat> frames,
+                                      List<DetectedFace> faces, String deepName) {
+        try (FaceEmbedder embedder = FaceEmbedders.create(network)) {
+            for (int i = 0; i < Math.min(20, faces.size()); i++) {
+                embedder.embed(frames.get(i), faces.get(i)); // warm-up
+            }
+            List<Double> msWall = new ArrayList<>();
+            List<Double> msCpu = new ArrayList<>();
+            List<Double> alignMs = new ArrayList<>();
+            for (int r = 0; r < opt.reps(); r++) {
+                long cpu0 = EdgeBenchmark.processCpuNanos();
+                long t0 = System.nanoTime();
+                for (int i = 0; i < faces.size(); i++) {
+                    embedder.embed(frames.get(i), faces.get(i));
+                }
+                long t1 = System.nanoTime();
+                long cpu1 = EdgeBenchmark.processCpuNanos();
+                msWall.add((t1 - t0) / 1e6 / faces.size());
+                msCpu.add((cpu1 - cpu0) / 1e6 / faces.size());
+                long a0 = System.nanoTime();
+                for (int i = 0; i < faces.size(); i++) {
+                    if (network.equals(FaceEmbedders.DLIB)) {
+                        FaceAlignment.align(frames.get(i), faces.get(i).landmarks(), DlibEmbedder.TEMPLATE, DlibResNet.SIDE).release();
+                    } else {
+                        FaceAlignment.align(frames.get(i), faces.get(i).landmarks(), FaceAlignment.SIDE).release();
+                    }
+                }
+                alignMs.add((System.nanoTime() - a0) / 1e6 / faces.size());
+            }
+            report.line("");
+            report.line(String.format(Locale.ROOT, "Embedding (%s, %d-d) on the %d faces %s found, %d runs: **%s ms per face (wall)**,"
+                            + " %s ms of CPU time; of which alignment %s ms.", embedder.modelId(), embedder.dimension(),
+                    faces.size(), deepName, opt.reps(), EdgeBenchmark.meanSd(msWall, 1), EdgeBenchmark.meanSd(msCpu, 1),
+                    EdgeBenchmark.meanSd(alignMs, 2)));
+        }
+    }
+}

@@ -1,0 +1,227 @@
+package org.privface.localstack;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import org.privface.broker.KafkaServerProcess;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.privface.wire.FaceRecords;
+import org.privface.wire.avro.PerturbedFace;
+import org.privface.wire.avro.RecognitionResult;
+import org.privface.wire.topics.TopicApplier;
+import org.privface.wire.topics.Topics;
+
+/**
+ * The container images as the manifests run them (k8s/base), started from their tars without a
+ * container engine ({@link ImageRoot}): the recognizer answers /health and trains on a real Kafka
+ * broker on loopback, and the agent publishes perturbed records from a folder camera of
+ * test-data/synthetic. Build the images first (k8s/README.md, "Images"), then, as root:
+ * {@code mvn -Pimages -pl k8s/local-stack -am test -Dtest=ImageSmokeTest -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@EnabledIfSystemProperty(named = "privface.images.smoke", matches = "true",
+        disabledReason = "the image smoke test runs with -Pimages (k8s/README.md, \"Images\")")
+class ImageSmokeTest {
+    private static final String SITE = "smoke";
+    /** The live-camera gateway's site, so its records stay apart from the folder run's. */
+    private static final String LIVE_SITE = "smokelive";
+    private static final double EPSILON = 8;
+    private final Path root = Path.of(System.getProperty("privface.root", "../..")).toAbsolutePath().normalize();
+    private final List<AutoCloseable> running = new ArrayList<>();
+    private Path work;
+    private ImageRoot agentImage;
+    private ImageRoot recognizerImage;
+    private String bootstrap;
+
+    @BeforeAll
+    void unpack() throws Exception {
+        Path agentTar = root.resolve("agent/target/jib-image.tar");
+        Path recognizerTar = root.resolve("recognizer/target/jib-image.tar");
+        assumeTrue(Files.isRegularFile(agentTar) && Files.isRegularFile(recognizerTar),
+                "no image tars (agent/ and recognizer/target/jib-image.tar): build them with mvn -Pimages package first");
+        assumeTrue("root".equals(System.getProperty("user.name")),
+                "the smoke test mounts and chroots, which needs root; running as " + System.getProperty("user.name"));
+        work = root.resolve("k8s/local-stack/target/image-smoke");
+        new ProcessBuilder("rm", "-rf", work.toString()).inheritIO().start().waitFor();
+        Files.createDirectories(work);
+        agentImage = ImageRoot.unpack(agentTar, work.resolve("agent"));
+        recognizerImage = ImageRoot.unpack(recognizerTar, work.resolve("recognizer"));
+        KafkaServerProcess kafka = KafkaServerProcess.start(root, Files.createDirectories(work.resolve("kafka")));
+        running.add(kafka);
+        bootstrap = kafka.bootstrapServers();
+        Properties ap = new Properties();
+        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(ap)) {
+            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE, LIVE_SITE)));
+        }
+    }
+
+    @AfterAll
+    void stop() {
+        FaultKit.closeAll(running);
+    }
+
+    @Test
+    void eachImageRunsAsItsUserOnAReadOnlyRoot() throws Exception {
+        for (ImageRoot image : List.of(agentImage, recognizerImage)) {
+            assertEquals("10001:10001", image.user);
+            var r = image.exec(List.of(ImageRoot.Mount.tmpfs("/tmp")),
+                    List.of("sh", "-c", "id -u; id -g; touch /app/probe 2>&1 || echo read-only; touch /tmp/probe && echo tmp-writable"),
+                    work.resolve("probe.log"), Duration.ofSeconds(30));
+            assertEquals(0, r.getKey(), r.getValue());
+            List<String> lines = r.getValue().lines().toList();
+            assertEquals("10001", lines.get(0), r.getValue());
+            assertEquals("10001", lines.get(1), r.getValue());
+            assertTrue(r.getValue().contains("Read-only file system") && r.getValue().contains("read-only"), r.getValue());
+            assertTrue(lines.contains("tmp-writable"), r.getValue());
+        }
+    }
+
+    @Test
+    void recognizerTrainsOnWhatTheAgentPublishesFromAFolderCamera() throws Exception {
+        // The recognizer as base/recognizer/deployment.yaml runs it: models and /tmp on volumes.
+        int recognizerPort = KafkaServerProcess.freePort();
+        Process recognizer = recognizerImage.start(
+                List.of(ImageRoot.Mount.tmpfs("/tmp"), ImageRoot.Mount.tmpfs("/var/lib/privface-recognizer/models")),
+                Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "RECOGNIZER_HTTP_PORT", String.valueOf(recognizerPort),
+                        "RECOGNIZER_INSTANCE_ID", "smoke-recognizer",
+                        "JAVA_TOOL_OPTIONS", "-Xmx1g -Dai.djl.pytorch.num_threads=1 -Dai.djl.pytorch.num_interop_threads=1"),
+                work.resolve("recognizer.log"));
+        running.add(() -> ImageRoot.stop(recognizer));
+        awaitHealthy(recognizer, recognizerPort, work.resolve("recognizer.log"));
+
+        // The agent as base/agent/daemonset.yaml runs it (gateway environment, data dir, read-only
+        // enrollment folder), with a folder of synthetic frames as its one camera.
+        int agentPort = KafkaServerProcess.freePort();
+        Path faces = root.resolve("test-data/synthetic");
+        List<ImageRoot.Mount> mounts = new ArrayList<>(agentMounts());
+        mounts.add(ImageRoot.Mount.bind(faces.resolve("query"), "/srv/camera"));
+        Process agent = agentImage.start(mounts,
+                Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(agentPort),
+                        "AGENT_SITE_ID", SITE, "AGENT_GATEWAY_ID", "smoke-gateway",
+                        "AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll", "AGENT_SOURCE", "/srv/camera",
+                        "AGENT_EPSILON", String.valueOf(EPSILON), "AGENT_EXIT_WHEN_DONE", "true",
+                        "JAVA_TOOL_OPTIONS", "-Xmx1g"),
+                work.resolve("agent.log"));
+        running.add(() -> ImageRoot.stop(agent));
+        assertTrue(agent.waitFor(5, TimeUnit.MINUTES), "the agent did not finish the folder within 5 minutes");
+        assertEquals(0, agent.exitValue(), "agent exit code; its log:\n" + Files.readString(work.resolve("agent.log")));
+
+        Map<String, PerturbedFace> published = Demo.readAll(plaintext(bootstrap), List.of(Topics.enrollment(SITE), Topics.query(SITE)),
+                -1, Duration.ofSeconds(20), FaceRecords::decodeFace, PerturbedFace::getEventId);
+        long enrollments = published.values().stream().filter(f -> f.getEnrollmentLabel() != null).count();
+        long queries = published.size() - enrollments;
+        System.out.printf("agent image: %d enrollment and %d query records published%n", enrollments, queries);
+        assertTrue(enrollments >= 10, "enrollment records: " + enrollments);
+        assertTrue(queries > 0, "query records: " + queries);
+        for (PerturbedFace f : published.values()) {
+            assertEquals("PEEP", f.getMechanism().getName());
+            assertEquals(EPSILON, f.getMechanism().getEpsilonPerFace(), 1e-9, "every record states the ε it spent");
+            assertTrue(f.getMechanism().getNoiseScale() > 0, "perturbed");
+        }
+
+        Map<String, RecognitionResult> results = Demo.readAll(plaintext(bootstrap), List.of(Topics.RESULTS), (int) queries,
+                Duration.ofMinutes(3), FaceRecords::decodeResult, RecognitionResult::getEventId);
+        System.out.printf("recognizer image: %d of %d queries answered%n", results.size(), queries);
+        assertEquals(queries, results.size(), "every query answered; recognizer log:\n"
+                + tail(work.resolve("recognizer.log")));
+        for (RecognitionResult r : results.values()) {
+            assertNotNull(r.getModelVersion(), "answered by a trained model");
+            assertEquals(EPSILON, r.getEpsilonPerFace(), 1e-9);
+        }
+        assertTrue(recognizer.isAlive(), "the recognizer still runs");
+        assertEquals(200, health(recognizerPort), "recognizer /health after training");
+        String log = Files.readString(work.resolve("agent.log"));
+        assertFalse(log.contains("Read-only file system"), "the agent wrote outside its volumes:\n" + log);
+    }
+
+    /**
+     * The FFmpeg natives (libavdevice links the base's libpulse, libasound and libxcb) load only
+     * for network and V4L2 cameras: a gateway on a live MJPEG-over-HTTP camera publishes queries.
+     */
+    @Test
+    void agentCapturesALiveCameraThroughFfmpeg() throws Exception {
+        try (MjpegFeed feed = new MjpegFeed(root.resolve("test-data/synthetic/query"), 5)) {
+            Process agent = agentImage.start(agentMounts(),
+                    Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(KafkaServerProcess.freePort()),
+                            "AGENT_SITE_ID", LIVE_SITE, "AGENT_GATEWAY_ID", "smoke-live-gateway",
+                            "AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll", "AGENT_PUBLISH_ENROLLMENTS", "false",
+                            "AGENT_CAMERAS_DOOR_URL", feed.url(), "AGENT_EPSILON", String.valueOf(EPSILON),
+                            "JAVA_TOOL_OPTIONS", "-Xmx1g"),
+                    work.resolve("agent-live.log"));
+            running.add(() -> ImageRoot.stop(agent));
+            Map<String, PerturbedFace> queries = Map.of();
+            long deadline = System.nanoTime() + Duration.ofMinutes(4).toNanos();
+            while (queries.isEmpty() && System.nanoTime() < deadline) {
+                assertTrue(agent.isAlive(), "the live gateway exited:\n" + tail(work.resolve("agent-live.log")));
+                queries = Demo.readAll(plaintext(bootstrap), List.of(Topics.query(LIVE_SITE)), 1, Duration.ofSeconds(10),
+                        FaceRecords::decodeFace, PerturbedFace::getEventId);
+            }
+            System.out.printf("agent image, live camera: %d query records from %s%n", queries.size(), feed.url());
+            assertFalse(queries.isEmpty(), "no query from the live camera; agent log:\n" + tail(work.resolve("agent-live.log")));
+            assertEquals("door", String.valueOf(queries.values().iterator().next().getCameraId()));
+            ImageRoot.stop(agent);
+        }
+    }
+
+    /** The DaemonSet's volumes: /tmp and the data dir as emptyDir/hostPath, the enrollment folder read-only. */
+    private List<ImageRoot.Mount> agentMounts() {
+        return List.of(ImageRoot.Mount.tmpfs("/tmp"), ImageRoot.Mount.tmpfs("/var/lib/privface-agent"),
+                ImageRoot.Mount.bind(root.resolve("test-data/synthetic/enroll"), "/var/lib/privface-agent-enroll"));
+    }
+
+    private static void awaitHealthy(Process p, int port, Path log) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (System.nanoTime() < deadline) {
+            assertTrue(p.isAlive(), "exited during start-up:\n" + tail(log));
+            if (health(port) == 200) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("not healthy on port " + port + " within 3 minutes:\n" + tail(log));
+    }
+
+    private static int health(int port) throws InterruptedException {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (java.io.IOException e) {
+            return -1;
+        }
+    }
+
+    private static String tail(Path log) throws java.io.IOException {
+        List<String> lines = Files.readAllLines(log);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+    }
+
+    /** A client of the smoke test's PLAINTEXT loopback broker. */
+    private static java.util.Properties plaintext(String bootstrap) {
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", bootstrap);
+        return p;
+    }
+}

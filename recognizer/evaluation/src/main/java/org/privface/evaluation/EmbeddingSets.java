@@ -1,0 +1,88 @@
+package org.privface.evaluation;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.privface.agent.dataset.FaceDatasets;
+import org.privface.agent.dataset.LabelledFaces;
+import org.privface.agent.detect.FaceFinder;
+import org.privface.agent.detect.FaceModels;
+import org.privface.agent.detect.YuNetDetector;
+import org.privface.agent.embed.FaceEmbedder;
+import org.privface.agent.embed.FaceEmbedders;
+
+/**
+ * The embeddings of a folder-per-person data set as the agent computes them (YuNet → alignment →
+ * the network {@code model} names in {@link FaceEmbedders}, through {@link FaceDatasets#embedded}), cached in
+ * {@code <cache>/<set>-<model>.emb} after the first run.
+ */
+final class EmbeddingSets {
+    private EmbeddingSets() {
+    }
+
+    static EmbeddingCache load(Path datasets, String set, Path cache, String model) throws IOException {
+        Path file = cache.resolve(set + "-" + model + ".emb");
+        if (Files.exists(file)) {
+            return EmbeddingCache.read(file);
+        }
+        Path root = datasets.resolve(set);
+        if (!Files.isDirectory(root)) {
+            throw new IOException("data set " + set + " not found under " + datasets.toAbsolutePath()
+                    + " (set FACE_DATASETS or --datasets)");
+        }
+        System.out.printf("embedding %s with %s (30-100 ms a face; cached in %s) ...%n", root, model, file);
+        LabelledFaces faces;
+        Path yunet = FaceModels.findYunet(null).orElseThrow(() -> new IOException("YuNet not found under "
+                + FaceModels.sharedModels().toAbsolutePath() + " (set FACE_MODELS)"));
+        long images;
+        try (var s = Files.walk(root)) {
+            images = s.filter(Files::isRegularFile).count();
+        }
+        try (FaceFinder detector = new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0);
+             FaceEmbedder embedder = progress(FaceEmbedders.create(model), new Progress(System.out, (int) images))) {
+            faces = FaceDatasets.embedded(root, detector, embedder);
+        } catch (IOException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("cannot embed " + root + ": " + e.getMessage(), e);
+        }
+        List<String> files = new ArrayList<>();
+        for (String origin : faces.origins()) {
+            files.add(Path.of(origin).getFileName().toString());
+        }
+        System.out.println();
+        EmbeddingCache c = new EmbeddingCache(faces.faces(), faces.labels(), faces.names(), files);
+        c.write(file);
+        return c;
+    }
+
+    /** The embedder, stepping a progress bar per face (images where no face is found step nothing). */
+    private static FaceEmbedder progress(FaceEmbedder e, Progress p) {
+        return new FaceEmbedder() {
+            @Override
+            public int dimension() {
+                return e.dimension();
+            }
+
+            @Override
+            public double[] embed(org.opencv.core.Mat bgrFrame, org.privface.agent.detect.DetectedFace face) {
+                double[] v = e.embed(bgrFrame, face);
+                p.step("faces embedded");
+                return v;
+            }
+
+            @Override
+            public String modelId() {
+                return e.modelId();
+            }
+
+            @Override
+            public void close() {
+                e.close();
+            }
+        };
+    }
+}

@@ -1,0 +1,224 @@
+package org.privface.evaluation;
+
+import java.awt.Color;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import org.knowm.xchart.style.Styler;
+import org.privface.agent.embed.FaceEmbedders;
+
+/**
+ * Calibrates the threshold of appearance linking ({@code agent.link.threshold}) on real faces, with
+ * the embeddings the agent computes (YuNet → alignment → {@code fr_feature}, {@link EmbeddingSets}):
+ * <ul>
+ *   <li>miss rate: same-person pairs of {@code lfw139} whose cosine is below the threshold. A miss
+ *       starts a new person, which spends a fresh budget: a privacy loss;</li>
+ *   <li>false-link rate per pair: pairs of different people of {@code lfw-public} at or above it.
+ *       A false link merges two people, who then share one budget: a utility loss;</li>
+ *   <li>false-link rate against a gallery: a stranger's face (one per {@code lfw-public} person)
+ *       against the faces of 10 or 100 other people held at once, as the linker holds them; it
+ *       links falsely when any of them reaches the threshold.</li>
+ * </ul>
+ * Writes {@code link-calibration-<model>.csv} and {@code .png} and prints the operating point: the highest
+ * threshold on the grid whose miss rate is at most {@code --max-miss}.
+ */
+public final class LinkCalibration {
+    /** People held at once: a quiet door, a busy hall. */
+    static final int[] GALLERIES = {10, 100};
+    /** Histogram bins over cosine [-1, 1]. */
+    static final int BINS = 2000;
+
+    private LinkCalibration() {
+    }
+
+    /** Rates at one threshold. */
+    record Point(double threshold, double missRate, double falseLinkRate, double[] falseLinkGallery) {
+    }
+
+    public static void main(String[] args) throws IOException {
+        Map<String, String> opt = EvalOptions.parse(Map.ofEntries(
+                Map.entry("--same", "lfw139"), Map.entry("--different", "lfw-public"),
+                Map.entry("--datasets", System.getProperty("privface.datasets", "../shared/datasets")),
+                Map.entry("--cache", "target/embeddings"),
+                Map.entry("--models", String.join(",", FaceEmbedders.NAMES)),
+                Map.entry("--out", "docs/results"), Map.entry("--max-miss", "0.01"), Map.entry("--seed", "18")),
+                args);
+        for (String model : opt.get("--models").split(",")) {
+            calibrate(opt, model.strip());
+        }
+    }
+
+    /** One network's curves and operating point: each network's cosines need their own threshold. */
+    static void calibrate(Map<String, String> opt, String model) throws IOException {
+        System.out.println("== " + model);
+        Path datasets = Path.of(opt.get("--datasets"));
+        Path cache = Path.of(opt.get("--cache"));
+        Progress progress = new Progress(System.out, 4 + GALLERIES.length);
+        EmbeddingCache same = EmbeddingSets.load(datasets, opt.get("--same"), cache, model);
+        progress.step("embedded " + opt.get("--same"));
+        EmbeddingCache different = EmbeddingSets.load(datasets, opt.get("--different"), cache, model);
+        progress.step("embedded " + opt.get("--different"));
+        long[] sameHist = new long[BINS];
+        long samePairs = pairs(same, true, sameHist);
+        progress.step("same-person pairs: " + samePairs);
+        long[] diffHist = new long[BINS];
+        long diffPairs = pairs(different, false, diffHist);
+        progress.step("different-person pairs: " + diffPairs);
+        double[][] galleryMax = new double[GALLERIES.length][];
+        for (int g = 0; g < GALLERIES.length; g++) {
+            galleryMax[g] = galleryMaxima(different, GALLERIES[g], Long.parseLong(opt.get("--seed")));
+            progress.step("gallery of " + GALLERIES[g] + ": " + galleryMax[g].length + " strangers");
+        }
+
+        List<Point> points = new ArrayList<>();
+        for (int k = -20; k <= 100; k++) {
+            double t = k / 100.0;
+            double[] gallery = new double[GALLERIES.length];
+            for (int g = 0; g < GALLERIES.length; g++) {
+                gallery[g] = atOrAbove(galleryMax[g], t);
+            }
+            points.add(new Point(t, below(sameHist, t) / (double) samePairs,
+                    1 - below(diffHist, t) / (double) diffPairs, gallery));
+        }
+        Path out = Path.of(opt.get("--out"));
+        Files.createDirectories(out);
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("link-calibration-" + model + ".csv")))) {
+            StringBuilder head = new StringBuilder("threshold,miss_rate,false_link_rate_pair");
+            for (int g : GALLERIES) {
+                head.append(",false_link_rate_").append(g).append("_held");
+            }
+            w.println(head);
+            for (Point p : points) {
+                w.printf(Locale.ROOT, "%.2f,%.6f,%.6f", p.threshold(), p.missRate(), p.falseLinkRate());
+                for (double f : p.falseLinkGallery()) {
+                    w.printf(Locale.ROOT, ",%.6f", f);
+                }
+                w.println();
+            }
+        }
+        double[] x = points.stream().mapToDouble(Point::threshold).toArray();
+        Charts.line(out.resolve("link-calibration-" + model + ".png"), "Appearance linking on " + model + ": miss " + opt.get("--same")
+                        + " (" + samePairs + " pairs), false link " + opt.get("--different"), "cosine threshold", "rate",
+                false, Charts.YAxis.UNIT, Styler.LegendPosition.OutsideS, 900, 640, series(points, x));
+        double maxMiss = Double.parseDouble(opt.get("--max-miss"));
+        Point op = null;
+        for (Point p : points) {
+            if (p.missRate() <= maxMiss) {
+                op = p;
+            }
+        }
+        System.out.printf(Locale.ROOT, "%d same-person pairs (%s, %d people), %d different-person pairs (%s, %d people)%n",
+                samePairs, opt.get("--same"), same.classes(), diffPairs, opt.get("--different"), different.classes());
+        if (op == null) {
+            System.out.println("no threshold on the grid reaches a miss rate of " + maxMiss);
+        } else {
+            System.out.printf(Locale.ROOT, "operating point: threshold %.2f, miss rate %.4f, false links %.4f per pair",
+                    op.threshold(), op.missRate(), op.falseLinkRate());
+            for (int g = 0; g < GALLERIES.length; g++) {
+                System.out.printf(Locale.ROOT, ", %.4f against %d people held", op.falseLinkGallery()[g], GALLERIES[g]);
+            }
+            System.out.println();
+        }
+        System.out.println("wrote " + out.resolve("link-calibration-" + model + ".csv") + " and .png");
+    }
+
+    private static List<Charts.Series> series(List<Point> points, double[] x) {
+        List<Charts.Series> out = new ArrayList<>();
+        out.add(new Charts.Series("miss rate (same person below: over-spend)", x,
+                points.stream().mapToDouble(Point::missRate).toArray(), null, false, Color.RED));
+        out.add(new Charts.Series("false links per pair (different people at or above: under-release)", x,
+                points.stream().mapToDouble(Point::falseLinkRate).toArray(), null, false, Color.BLUE));
+        Color[] shades = {new Color(0, 150, 200), new Color(0, 0, 120)};
+        for (int g = 0; g < GALLERIES.length; g++) {
+            int k = g;
+            out.add(new Charts.Series("false links against " + GALLERIES[g] + " people held", x,
+                    points.stream().mapToDouble(p -> p.falseLinkGallery()[k]).toArray(), null, true, shades[g % shades.length]));
+        }
+        return out;
+    }
+
+    /** Histogram of the cosines of all same-person ({@code same}) or all different-person pairs. */
+    static long pairs(EmbeddingCache c, boolean same, long[] hist) {
+        long n = 0;
+        for (int i = 0; i < c.x().length; i++) {
+            for (int j = i + 1; j < c.x().length; j++) {
+                if ((c.labels()[i] == c.labels()[j]) == same) {
+                    hist[bin(cosine(c.x()[i], c.x()[j]))]++;
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Per stranger (the first face of each person): the highest cosine to any face of {@code g} other people. */
+    static double[] galleryMaxima(EmbeddingCache c, int g, long seed) {
+        List<List<Integer>> byPerson = new ArrayList<>();
+        for (int p = 0; p < c.classes(); p++) {
+            byPerson.add(new ArrayList<>());
+        }
+        for (int i = 0; i < c.x().length; i++) {
+            byPerson.get(c.labels()[i]).add(i);
+        }
+        SplittableRandom rnd = new SplittableRandom(seed);
+        double[] out = new double[c.classes()];
+        for (int p = 0; p < c.classes(); p++) {
+            double[] q = c.x()[byPerson.get(p).get(0)];
+            double best = -1;
+            for (int k = 0; k < g; k++) {
+                int other;
+                do {
+                    other = rnd.nextInt(c.classes());
+                } while (other == p);
+                for (int i : byPerson.get(other)) {
+                    best = Math.max(best, cosine(q, c.x()[i]));
+                }
+            }
+            out[p] = best;
+        }
+        return out;
+    }
+
+    static double cosine(double[] a, double[] b) {
+        double s = 0;
+        double na = 0;
+        double nb = 0;
+        for (int i = 0; i < a.length; i++) {
+            s += a[i] * b[i];
+            na += a[i] * a[i];
+            nb += b[i] * b[i];
+        }
+        return s / Math.sqrt(na * nb);
+    }
+
+    static int bin(double cos) {
+        return Math.min(BINS - 1, Math.max(0, (int) Math.floor((cos + 1) / 2 * BINS)));
+    }
+
+    /** Pairs whose cosine is below {@code t}; thresholds on the 0.01 grid fall on bin edges. */
+    static long below(long[] hist, double t) {
+        long n = 0;
+        int edge = (int) Math.round((t + 1) / 2 * BINS);
+        for (int b = 0; b < edge; b++) {
+            n += hist[b];
+        }
+        return n;
+    }
+
+    static double atOrAbove(double[] maxima, double t) {
+        long n = 0;
+        for (double m : maxima) {
+            if (m >= t) {
+                n++;
+            }
+        }
+        return n / (double) maxima.length;
+    }
+}
