@@ -257,35 +257,28 @@ final class DeepStack {
         SplittableRandom r = new SplittableRandom(seed);
         List<EdgeScenes.Scene> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            Mat frame = EdgeScenes.background(r);
-            byte[] px = new byte[EdgeScenes.WIDTH * EdgeScenes.HEIGHT * 3];
-            frame.get(0, 0, px);
-            int want = 1 + i % 3;
-            List<Rect> patches = new ArrayList<>();
-            List<Rect> faces = new ArrayList<>();
-            for (int attempt = 0; faces.size() < want && attempt < 500; attempt++) {
-                Source s = sources.get(r.nextInt(sources.size()));
-                double sc = (40 + r.nextInt(81)) / (double) s.face().width;
-                int pw = (int) Math.round(s.bgr().cols() * sc);
-                int ph = (int) Math.round(s.bgr().rows() * sc);
-                Rect dest = new Rect(r.nextInt(EdgeScenes.WIDTH - pw + 1), r.nextInt(EdgeScenes.HEIGHT - ph + 1), pw, ph);
-                if (patches.stream().anyMatch(q -> EdgeScenes.overlaps(q, dest, 6))) {
-                    continue;
-                }
-                Mat patch = new Mat();
-                Imgproc.resize(s.bgr(), patch, new Size(pw, ph), 0, 0, sc < 1 ? Imgproc.INTER_AREA : Imgproc.INTER_LINEAR);
-                EdgeScenes.blend(px, patch, dest, new double[] {1, 1, 1});
-                patch.release();
-                patches.add(dest);
-                Rect f = s.face();
-                faces.add(new Rect(dest.x + (int) Math.round(f.x * sc), dest.y + (int) Math.round(f.y * sc),
-                        (int) Math.round(f.width * sc), (int) Math.round(f.height * sc)));
-            }
-            frame.put(0, 0, px);
-            EdgeScenes.sensorNoise(frame, r);
-            out.add(new EdgeScenes.Scene(frame, List.copyOf(faces)));
+            out.add(EdgeScenes.compose(r, i, (px, patches) -> place(sources, r, px, patches)));
         }
         return out;
+    }
+
+    /** A whole face image, 40–120 px across its face box, untinted. */
+    private static EdgeScenes.Placed place(List<Source> sources, SplittableRandom r, byte[] px, List<Rect> patches) {
+        Source s = sources.get(r.nextInt(sources.size()));
+        double sc = (40 + r.nextInt(81)) / (double) s.face().width;
+        int pw = (int) Math.round(s.bgr().cols() * sc);
+        int ph = (int) Math.round(s.bgr().rows() * sc);
+        Rect dest = new Rect(r.nextInt(EdgeScenes.WIDTH - pw + 1), r.nextInt(EdgeScenes.HEIGHT - ph + 1), pw, ph);
+        if (patches.stream().anyMatch(q -> EdgeScenes.overlaps(q, dest, 6))) {
+            return null;
+        }
+        Mat patch = new Mat();
+        Imgproc.resize(s.bgr(), patch, new Size(pw, ph), 0, 0, sc < 1 ? Imgproc.INTER_AREA : Imgproc.INTER_LINEAR);
+        EdgeScenes.blend(px, patch, dest, new double[] {1, 1, 1});
+        patch.release();
+        Rect f = s.face();
+        return new EdgeScenes.Placed(dest, new Rect(dest.x + (int) Math.round(f.x * sc), dest.y + (int) Math.round(f.y * sc),
+                (int) Math.round(f.width * sc), (int) Math.round(f.height * sc)));
     }
 
     /** One network's cost per face (alignment and network) on the faces the deep detector found. */

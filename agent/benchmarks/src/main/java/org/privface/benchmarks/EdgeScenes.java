@@ -57,46 +57,71 @@ final class EdgeScenes {
         Core.setRNGSeed((int) seed);
         List<Scene> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            Mat frame = background(r);
-            byte[] px = new byte[WIDTH * HEIGHT * 3];
-            frame.get(0, 0, px);
-            int want = 1 + i % 3;
-            List<Rect> patches = new ArrayList<>();
-            List<Rect> faces = new ArrayList<>();
-            for (int attempt = 0; faces.size() < want && attempt < 500; attempt++) {
-                Source s = sources.get(r.nextInt(sources.size()));
-                int fw = 36 + r.nextInt(61);
-                double sc = fw / (double) s.face().width;
-                Rect f = s.face();
-                int x0 = Math.max(0, f.x - (int) (0.35 * f.width));
-                int y0 = Math.max(0, f.y - (int) (0.3 * f.height));
-                int x1 = Math.min(s.grey().cols(), f.x + f.width + (int) (0.35 * f.width));
-                int y1 = Math.min(s.grey().rows(), f.y + f.height + (int) (0.3 * f.height));
-                int pw = (int) Math.round((x1 - x0) * sc);
-                int ph = (int) Math.round((y1 - y0) * sc);
-                if (pw >= WIDTH || ph >= HEIGHT) {
-                    continue;
-                }
-                Rect dest = new Rect(r.nextInt(WIDTH - pw + 1), r.nextInt(HEIGHT - ph + 1), pw, ph);
-                if (patches.stream().anyMatch(q -> overlaps(q, dest, 6))) {
-                    continue;
-                }
-                Mat patch = new Mat();
-                Imgproc.resize(s.grey().submat(new Rect(x0, y0, x1 - x0, y1 - y0)), patch, new Size(pw, ph), 0, 0,
-                        sc < 1 ? Imgproc.INTER_AREA : Imgproc.INTER_LINEAR);
-                blend(px, patch, dest, new double[] {0.85 + 0.3 * r.nextDouble(), 0.85 + 0.3 * r.nextDouble(),
-                        0.85 + 0.3 * r.nextDouble()});
-                patch.release();
-                patches.add(dest);
-                faces.add(new Rect(dest.x + (int) Math.round((f.x - x0) * sc), dest.y + (int) Math.round((f.y - y0) * sc),
-                        (int) Math.round(f.width * sc), (int) Math.round(f.height * sc)));
-            }
-            frame.put(0, 0, px);
-            sensorNoise(frame, r);
-            out.add(new Scene(frame, List.copyOf(faces)));
+            out.add(compose(r, i, (px, patches) -> place(sources, r, px, patches)));
         }
         sources.forEach(s -> s.grey().release());
         return out;
+    }
+
+    /** Where one face went: the patch blended into the frame and the face's box inside it. */
+    record Placed(Rect patch, Rect face) {
+    }
+
+    /** Blends one face into a frame's BGR pixels clear of the patches already there, or gives null to try again. */
+    interface Placer {
+        Placed place(byte[] px, List<Rect> patches);
+    }
+
+    /**
+     * Frame i: a background, then up to 1 + i % 3 faces in at most 500 tries, then sensor noise,
+     * all drawn from {@code r} in that order (so a seed gives the same frames).
+     */
+    static Scene compose(SplittableRandom r, int i, Placer placer) {
+        Mat frame = background(r);
+        byte[] px = new byte[WIDTH * HEIGHT * 3];
+        frame.get(0, 0, px);
+        int want = 1 + i % 3;
+        List<Rect> patches = new ArrayList<>();
+        List<Rect> faces = new ArrayList<>();
+        for (int attempt = 0; faces.size() < want && attempt < 500; attempt++) {
+            Placed p = placer.place(px, patches);
+            if (p != null) {
+                patches.add(p.patch());
+                faces.add(p.face());
+            }
+        }
+        frame.put(0, 0, px);
+        sensorNoise(frame, r);
+        return new Scene(frame, List.copyOf(faces));
+    }
+
+    /** A synthetic face with its surroundings, 36–96 px wide, tinted per channel. */
+    private static Placed place(List<Source> sources, SplittableRandom r, byte[] px, List<Rect> patches) {
+        Source s = sources.get(r.nextInt(sources.size()));
+        int fw = 36 + r.nextInt(61);
+        double sc = fw / (double) s.face().width;
+        Rect f = s.face();
+        int x0 = Math.max(0, f.x - (int) (0.35 * f.width));
+        int y0 = Math.max(0, f.y - (int) (0.3 * f.height));
+        int x1 = Math.min(s.grey().cols(), f.x + f.width + (int) (0.35 * f.width));
+        int y1 = Math.min(s.grey().rows(), f.y + f.height + (int) (0.3 * f.height));
+        int pw = (int) Math.round((x1 - x0) * sc);
+        int ph = (int) Math.round((y1 - y0) * sc);
+        if (pw >= WIDTH || ph >= HEIGHT) {
+            return null;
+        }
+        Rect dest = new Rect(r.nextInt(WIDTH - pw + 1), r.nextInt(HEIGHT - ph + 1), pw, ph);
+        if (patches.stream().anyMatch(q -> overlaps(q, dest, 6))) {
+            return null;
+        }
+        Mat patch = new Mat();
+        Imgproc.resize(s.grey().submat(new Rect(x0, y0, x1 - x0, y1 - y0)), patch, new Size(pw, ph), 0, 0,
+                sc < 1 ? Imgproc.INTER_AREA : Imgproc.INTER_LINEAR);
+        blend(px, patch, dest, new double[] {0.85 + 0.3 * r.nextDouble(), 0.85 + 0.3 * r.nextDouble(),
+                0.85 + 0.3 * r.nextDouble()});
+        patch.release();
+        return new Placed(dest, new Rect(dest.x + (int) Math.round((f.x - x0) * sc),
+                dest.y + (int) Math.round((f.y - y0) * sc), (int) Math.round(f.width * sc), (int) Math.round(f.height * sc)));
     }
 
     /** Sensor noise over the whole frame, faces included. */
