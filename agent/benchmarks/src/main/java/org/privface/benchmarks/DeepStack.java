@@ -3,7 +3,6 @@ package org.privface.benchmarks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,7 +62,7 @@ final class DeepStack {
     record Source(Mat bgr, Rect face) {
     }
 
-    static void run(EdgeBenchmark.Options opt, EdgeBenchmark.Report report, AgentSettings defaults, PeepMechanism mechanism,
+    static void run(EdgeBenchmark.Options opt, Report report, AgentSettings defaults, PeepMechanism mechanism,
                     BudgetPolicy heavy, Path work) throws Exception {
         report.line("");
         report.line("## Deep face stack (issue 16): real faces, one core");
@@ -82,22 +81,22 @@ final class DeepStack {
         List<Source> sources = new ArrayList<>();
         sources.addAll(lfw(data.resolve("lfw5"), 100));
         sources.addAll(orl(data.resolve("orl"), 100));
-        List<EdgeBenchmark.Scene> scenes = scenes(sources, opt.deepFrames(), opt.seed());
+        List<EdgeScenes.Scene> scenes = scenes(sources, opt.deepFrames(), opt.seed());
         sources.forEach(s -> s.bgr().release());
         int faceCount = scenes.stream().mapToInt(s -> s.faces().size()).sum();
         report.line(String.format(Locale.ROOT, "- frames: %d × 640×480, %d real faces (%.2f per frame; 100 lfw5 and 100 ORL images,"
                 + " pasted 40–120 px wide), seed %d", scenes.size(), faceCount, faceCount / (double) scenes.size(), opt.seed()));
 
         int w = opt.remedyWidth();
-        List<EdgeBenchmark.Config> configs = new ArrayList<>();
-        configs.add(new EdgeBenchmark.Config("Haar (agent default settings)", () -> EdgeBenchmark.defaultDetector(defaults), 0));
-        configs.add(new EdgeBenchmark.Config("Haar, maxDetectWidth " + w, () -> new FaceDetector(defaults.getCascade(),
+        List<EdgePasses.Config> configs = new ArrayList<>();
+        configs.add(new EdgePasses.Config("Haar (agent default settings)", () -> EdgePasses.defaultDetector(defaults), 0));
+        configs.add(new EdgePasses.Config("Haar, maxDetectWidth " + w, () -> new FaceDetector(defaults.getCascade(),
                 defaults.getScaleFactor(), defaults.getMinNeighbors(), defaults.getMinFaceSize(), w), 0));
         Supplier<FaceFinder> deep;
         String deepName;
         if (yunet != null) {
-            configs.add(new EdgeBenchmark.Config("YuNet", () -> new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0), 0));
-            configs.add(new EdgeBenchmark.Config("YuNet, maxDetectWidth " + w,
+            configs.add(new EdgePasses.Config("YuNet", () -> new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0), 0));
+            configs.add(new EdgePasses.Config("YuNet, maxDetectWidth " + w,
                     () -> new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, w), 0));
             deep = () -> new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0);
             deepName = "YuNet";
@@ -106,29 +105,29 @@ final class DeepStack {
             deep = UltraFaceDetector::fromPackage;
             deepName = "UltraFace";
         }
-        configs.add(new EdgeBenchmark.Config("UltraFace + 68-point landmarks", UltraFaceDetector::fromPackage, 0));
+        configs.add(new EdgePasses.Config("UltraFace + 68-point landmarks", UltraFaceDetector::fromPackage, 0));
 
         report.line("");
         report.line("| detector | frames/s (wall) | frames per CPU-second | ms per frame (wall) | faces found | frames with exactly the expected faces | false detections |");
         report.line("|---|---|---|---|---|---|---|");
-        Map<String, EdgeBenchmark.Accuracy> acc = new LinkedHashMap<>();
-        for (EdgeBenchmark.Config c : configs) {
-            acc.put(c.name(), EdgeBenchmark.accuracy(scenes, c)); // also the warm-up
+        Map<String, EdgePasses.Accuracy> acc = new LinkedHashMap<>();
+        for (EdgePasses.Config c : configs) {
+            acc.put(c.name(), EdgePasses.accuracy(scenes, c)); // also the warm-up
         }
-        Map<String, List<EdgeBenchmark.Run>> runs = new LinkedHashMap<>();
+        Map<String, List<EdgePasses.Run>> runs = new LinkedHashMap<>();
         for (int r = 0; r < opt.reps(); r++) {
             for (int k = 0; k < configs.size(); k++) {
-                EdgeBenchmark.Config c = configs.get((k + r) % configs.size());
-                runs.computeIfAbsent(c.name(), x -> new ArrayList<>()).add(EdgeBenchmark.detectPass(scenes, c));
+                EdgePasses.Config c = configs.get((k + r) % configs.size());
+                runs.computeIfAbsent(c.name(), x -> new ArrayList<>()).add(EdgePasses.detectPass(scenes, c));
             }
         }
-        for (EdgeBenchmark.Config c : configs) {
-            List<EdgeBenchmark.Run> rs = runs.get(c.name());
-            EdgeBenchmark.Accuracy a = acc.get(c.name());
+        for (EdgePasses.Config c : configs) {
+            List<EdgePasses.Run> rs = runs.get(c.name());
+            EdgePasses.Accuracy a = acc.get(c.name());
             report.line(String.format(Locale.ROOT, "| %s | %s | %s | %s | %d / %d (%.1f%%) | %d / %d (%.1f%%) | %d |", c.name(),
-                    EdgeBenchmark.meanSd(rs.stream().map(EdgeBenchmark.Run::fps).toList(), 1),
-                    EdgeBenchmark.meanSd(rs.stream().map(EdgeBenchmark.Run::cpuFps).toList(), 1),
-                    EdgeBenchmark.meanSd(rs.stream().map(x -> 1000 / x.fps()).toList(), 1),
+                    Report.meanSd(rs.stream().map(EdgePasses.Run::fps).toList(), 1),
+                    Report.meanSd(rs.stream().map(EdgePasses.Run::cpuFps).toList(), 1),
+                    Report.meanSd(rs.stream().map(x -> 1000 / x.fps()).toList(), 1),
                     a.found(), a.faces(), 100.0 * a.found() / a.faces(), a.exactFrames(), scenes.size(),
                     100.0 * a.exactFrames() / scenes.size(), a.falseDetections()));
         }
@@ -137,7 +136,7 @@ final class DeepStack {
         FaceFinder finder = deep.get();
         List<Mat> frames = new ArrayList<>();
         List<DetectedFace> faces = new ArrayList<>();
-        for (EdgeBenchmark.Scene s : scenes) {
+        for (EdgeScenes.Scene s : scenes) {
             for (DetectedFace f : finder.detect(s.bgr())) {
                 frames.add(s.bgr());
                 faces.add(f);
@@ -153,10 +152,10 @@ final class DeepStack {
         }
 
         // The pipeline with the embedding against detection alone, each pipeline run against the detection run before it.
-        EdgeBenchmark.Config withEmbedding = new EdgeBenchmark.Config(deepName + " + embedding", deep, 0, OnnxEmbedder::fromPackage);
-        EdgeBenchmark.Config detectOnly = new EdgeBenchmark.Config(deepName, deep, 0);
-        List<EdgeBenchmark.Scene> dwell = new ArrayList<>();
-        for (EdgeBenchmark.Scene s : scenes.subList(0, Math.min(DWELL_SCENES, scenes.size()))) {
+        EdgePasses.Config withEmbedding = new EdgePasses.Config(deepName + " + embedding", deep, 0, OnnxEmbedder::fromPackage);
+        EdgePasses.Config detectOnly = new EdgePasses.Config(deepName, deep, 0);
+        List<EdgeScenes.Scene> dwell = new ArrayList<>();
+        for (EdgeScenes.Scene s : scenes.subList(0, Math.min(DWELL_SCENES, scenes.size()))) {
             for (int k = 0; k < DWELL; k++) {
                 dwell.add(s);
             }
@@ -166,18 +165,18 @@ final class DeepStack {
         List<Double> heavyRatioCpu = new ArrayList<>();
         List<Double> dwellRatio = new ArrayList<>();
         List<Double> dwellRatioCpu = new ArrayList<>();
-        List<EdgeBenchmark.Run> heavyA = new ArrayList<>();
-        List<EdgeBenchmark.Run> heavyB = new ArrayList<>();
-        List<EdgeBenchmark.Run> dwellA = new ArrayList<>();
-        List<EdgeBenchmark.Run> dwellB = new ArrayList<>();
+        List<EdgePasses.Run> heavyA = new ArrayList<>();
+        List<EdgePasses.Run> heavyB = new ArrayList<>();
+        List<EdgePasses.Run> dwellA = new ArrayList<>();
+        List<EdgePasses.Run> dwellB = new ArrayList<>();
         List<String> counts = new ArrayList<>();
         try (FacePublisher publisher = new FacePublisher("127.0.0.1:9", EdgeBenchmark.SITE, new java.util.Properties())) {
             for (int r = 0; r < opt.reps(); r++) {
-                EdgeBenchmark.Run a = EdgeBenchmark.detectPass(scenes, detectOnly);
-                EdgeBenchmark.PipelineRun b = EdgeBenchmark.pipelinePass(scenes, withEmbedding, mechanism, heavy, defaults,
+                EdgePasses.Run a = EdgePasses.detectPass(scenes, detectOnly);
+                EdgePasses.PipelineRun b = EdgePasses.pipelinePass(scenes, withEmbedding, mechanism, heavy, defaults,
                         publisher, work);
-                EdgeBenchmark.Run a2 = EdgeBenchmark.detectPass(dwell, detectOnly);
-                EdgeBenchmark.PipelineRun b2 = EdgeBenchmark.pipelinePass(dwell, withEmbedding, mechanism, once, defaults,
+                EdgePasses.Run a2 = EdgePasses.detectPass(dwell, detectOnly);
+                EdgePasses.PipelineRun b2 = EdgePasses.pipelinePass(dwell, withEmbedding, mechanism, once, defaults,
                         publisher, work);
                 heavyA.add(a);
                 heavyB.add(b.run());
@@ -198,15 +197,15 @@ final class DeepStack {
         report.line("");
         report.line("| what | frames/s (wall) | frames per CPU-second | ms per frame (wall) |");
         report.line("|---|---|---|---|");
-        EdgeBenchmark.row(report, "a. " + deepName + " detection only", heavyA);
-        EdgeBenchmark.row(report, "b. pipeline with the embedding, every face released (" + heavy.spec() + ")", heavyB);
-        EdgeBenchmark.row(report, "a. " + deepName + " detection only, scenes held " + DWELL + " frames", dwellA);
-        EdgeBenchmark.row(report, "b. pipeline with the embedding, scenes held " + DWELL + " frames, budget " + once.spec(), dwellB);
+        Report.row(report, "a. " + deepName + " detection only", heavyA);
+        Report.row(report, "b. pipeline with the embedding, every face released (" + heavy.spec() + ")", heavyB);
+        Report.row(report, "a. " + deepName + " detection only, scenes held " + DWELL + " frames", dwellA);
+        Report.row(report, "b. pipeline with the embedding, scenes held " + DWELL + " frames, budget " + once.spec(), dwellB);
         report.line("");
         report.line(String.format(Locale.ROOT, "- b / a, every face released: %s (wall), %s (CPU time)",
-                EdgeBenchmark.meanSd(heavyRatio, 3), EdgeBenchmark.meanSd(heavyRatioCpu, 3)));
+                Report.meanSd(heavyRatio, 3), Report.meanSd(heavyRatioCpu, 3)));
         report.line(String.format(Locale.ROOT, "- b / a, held %d frames under %s: %s (wall), %s (CPU time)", DWELL, once.spec(),
-                EdgeBenchmark.meanSd(dwellRatio, 3), EdgeBenchmark.meanSd(dwellRatioCpu, 3)));
+                Report.meanSd(dwellRatio, 3), Report.meanSd(dwellRatioCpu, 3)));
         counts.forEach(c -> report.line("- pipeline, one pass, " + c));
         scenes.forEach(s -> s.bgr().release());
     }
@@ -254,43 +253,36 @@ final class DeepStack {
         return out;
     }
 
-    static List<EdgeBenchmark.Scene> scenes(List<Source> sources, int n, long seed) {
+    static List<EdgeScenes.Scene> scenes(List<Source> sources, int n, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
-        List<EdgeBenchmark.Scene> out = new ArrayList<>(n);
+        List<EdgeScenes.Scene> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            Mat frame = EdgeBenchmark.background(r);
-            byte[] px = new byte[EdgeBenchmark.WIDTH * EdgeBenchmark.HEIGHT * 3];
-            frame.get(0, 0, px);
-            int want = 1 + i % 3;
-            List<Rect> patches = new ArrayList<>();
-            List<Rect> faces = new ArrayList<>();
-            for (int attempt = 0; faces.size() < want && attempt < 500; attempt++) {
-                Source s = sources.get(r.nextInt(sources.size()));
-                double sc = (40 + r.nextInt(81)) / (double) s.face().width;
-                int pw = (int) Math.round(s.bgr().cols() * sc);
-                int ph = (int) Math.round(s.bgr().rows() * sc);
-                Rect dest = new Rect(r.nextInt(EdgeBenchmark.WIDTH - pw + 1), r.nextInt(EdgeBenchmark.HEIGHT - ph + 1), pw, ph);
-                if (patches.stream().anyMatch(q -> EdgeBenchmark.overlaps(q, dest, 6))) {
-                    continue;
-                }
-                Mat patch = new Mat();
-                Imgproc.resize(s.bgr(), patch, new Size(pw, ph), 0, 0, sc < 1 ? Imgproc.INTER_AREA : Imgproc.INTER_LINEAR);
-                EdgeBenchmark.blend(px, patch, dest, new double[] {1, 1, 1});
-                patch.release();
-                patches.add(dest);
-                Rect f = s.face();
-                faces.add(new Rect(dest.x + (int) Math.round(f.x * sc), dest.y + (int) Math.round(f.y * sc),
-                        (int) Math.round(f.width * sc), (int) Math.round(f.height * sc)));
-            }
-            frame.put(0, 0, px);
-            EdgeBenchmark.sensorNoise(frame, r);
-            out.add(new EdgeBenchmark.Scene(frame, List.copyOf(faces)));
+            out.add(EdgeScenes.compose(r, i, (px, patches) -> place(sources, r, px, patches)));
         }
         return out;
     }
 
+    /** A whole face image, 40–120 px across its face box, untinted. */
+    private static EdgeScenes.Placed place(List<Source> sources, SplittableRandom r, byte[] px, List<Rect> patches) {
+        Source s = sources.get(r.nextInt(sources.size()));
+        double sc = (40 + r.nextInt(81)) / (double) s.face().width;
+        int pw = (int) Math.round(s.bgr().cols() * sc);
+        int ph = (int) Math.round(s.bgr().rows() * sc);
+        Rect dest = new Rect(r.nextInt(EdgeScenes.WIDTH - pw + 1), r.nextInt(EdgeScenes.HEIGHT - ph + 1), pw, ph);
+        if (patches.stream().anyMatch(q -> EdgeScenes.overlaps(q, dest, 6))) {
+            return null;
+        }
+        Mat patch = new Mat();
+        Imgproc.resize(s.bgr(), patch, new Size(pw, ph), 0, 0, sc < 1 ? Imgproc.INTER_AREA : Imgproc.INTER_LINEAR);
+        EdgeScenes.blend(px, patch, dest, new double[] {1, 1, 1});
+        patch.release();
+        Rect f = s.face();
+        return new EdgeScenes.Placed(dest, new Rect(dest.x + (int) Math.round(f.x * sc), dest.y + (int) Math.round(f.y * sc),
+                (int) Math.round(f.width * sc), (int) Math.round(f.height * sc)));
+    }
+
     /** One network's cost per face (alignment and network) on the faces the deep detector found. */
-    private static void embeddingCost(EdgeBenchmark.Options opt, EdgeBenchmark.Report report, String network, List<Mat> frames,
+    private static void embeddingCost(EdgeBenchmark.Options opt, Report report, String network, List<Mat> frames,
                                       List<DetectedFace> faces, String deepName) {
         try (FaceEmbedder embedder = FaceEmbedders.create(network)) {
             for (int i = 0; i < Math.min(20, faces.size()); i++) {
@@ -300,13 +292,13 @@ final class DeepStack {
             List<Double> msCpu = new ArrayList<>();
             List<Double> alignMs = new ArrayList<>();
             for (int r = 0; r < opt.reps(); r++) {
-                long cpu0 = EdgeBenchmark.processCpuNanos();
+                long cpu0 = Host.processCpuNanos();
                 long t0 = System.nanoTime();
                 for (int i = 0; i < faces.size(); i++) {
                     embedder.embed(frames.get(i), faces.get(i));
                 }
                 long t1 = System.nanoTime();
-                long cpu1 = EdgeBenchmark.processCpuNanos();
+                long cpu1 = Host.processCpuNanos();
                 msWall.add((t1 - t0) / 1e6 / faces.size());
                 msCpu.add((cpu1 - cpu0) / 1e6 / faces.size());
                 long a0 = System.nanoTime();
@@ -322,8 +314,8 @@ final class DeepStack {
             report.line("");
             report.line(String.format(Locale.ROOT, "Embedding (%s, %d-d) on the %d faces %s found, %d runs: **%s ms per face (wall)**,"
                             + " %s ms of CPU time; of which alignment %s ms.", embedder.modelId(), embedder.dimension(),
-                    faces.size(), deepName, opt.reps(), EdgeBenchmark.meanSd(msWall, 1), EdgeBenchmark.meanSd(msCpu, 1),
-                    EdgeBenchmark.meanSd(alignMs, 2)));
+                    faces.size(), deepName, opt.reps(), Report.meanSd(msWall, 1), Report.meanSd(msCpu, 1),
+                    Report.meanSd(alignMs, 2)));
         }
     }
 }

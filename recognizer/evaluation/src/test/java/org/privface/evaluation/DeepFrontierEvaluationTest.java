@@ -70,7 +70,7 @@ class DeepFrontierEvaluationTest {
         EmbeddingCache strangers = synthetic(200, 1, 0.5, 3);
         double[][] calib = java.util.Arrays.copyOfRange(strangers.x(), 0, 100);
         double[][] measure = java.util.Arrays.copyOfRange(strangers.x(), 100, 200);
-        String line = DeepFrontierEvaluation.openSetLine("t", "none", 0, 0, known.x(), known.labels(), known.x(),
+        String line = DeepOpenSet.openSetLine("t", "none", 0, 0, known.x(), known.labels(), known.x(),
                 known.labels(), calib, measure, 3);
         String[] f = line.split(",");
         assertTrue(Double.parseDouble(f[5]) <= 0.01, line);
