@@ -146,7 +146,8 @@ final class CameraWorker {
                     withheldCounter.increment();
                     continue;
                 }
-                Optional<Supplier<double[]>> face = FaceInput.of(policy, frame.image(), grey, found.get(i), this::embedder);
+                Supplier<double[]> embedding = FaceInput.embedding(frame.image(), found.get(i), this::embedder);
+                Optional<Supplier<double[]>> face = FaceInput.of(policy, grey, found.get(i), embedding);
                 if (face.isEmpty()) {
                     continue; // does not fit in the frame: dropped, never published as garbage
                 }
@@ -162,7 +163,7 @@ final class CameraWorker {
                 long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {budgetVersion, 0});
                 // The person is linked before any grant, and must have room before the track asks.
                 Optional<String> person = linking == null ? Optional.empty() : linking.personOf(camera, t.trackId(),
-                        persons, frame.image(), found.get(i), this::embedder, frame.capturedAt());
+                        persons, frame.image(), found.get(i), embedding, frame.capturedAt());
                 boolean personRoom = linking == null
                         || person.isPresent() && linking.ledger().hasRoom(person.get(), budget, frame.capturedAt());
                 Optional<TrackBudget.Grant> grant = state[0] == budgetVersion && personRoom

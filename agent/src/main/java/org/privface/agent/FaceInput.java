@@ -29,15 +29,33 @@ final class FaceInput {
      * 12 ms, so it is computed on {@code get()}, never for a withheld face.
      *
      * @param frame    the colour frame (embedding)
-     * @param grey     the same frame in grey (pixel crops); may be the frame itself when it is grey
-     * @param embedder made on first use, so pixel policies never load the network
+     * @param grey      the same frame in grey (pixel crops); may be the frame itself when it is grey
+     * @param embedding the face's embedding, computed on first use ({@link #embedding}), so pixel
+     *                  policies never load the network
      * @return empty when the face gives no input: a box that does not fit in the frame
      */
-    static Optional<Supplier<double[]>> of(SitePolicy p, Mat frame, Mat grey, DetectedFace face,
-                                           Supplier<FaceEmbedder> embedder) {
+    static Optional<Supplier<double[]>> of(SitePolicy p, Mat grey, DetectedFace face, Supplier<double[]> embedding) {
         if (needsEmbedding(p)) {
-            return Optional.of(() -> embedder.get().embed(frame, face));
+            return Optional.of(embedding);
         }
         return FaceCrops.crop(grey, face.box(), Mechanisms.shape(p)).map(v -> () -> v);
+    }
+
+    /**
+     * The face's embedding, computed at most once: appearance linking and the EMBEDDING release
+     * both ask for the same face's vector, and a network pass costs 15–30 ms on the gateway.
+     */
+    static Supplier<double[]> embedding(Mat frame, DetectedFace face, Supplier<FaceEmbedder> embedder) {
+        return new Supplier<>() {
+            private double[] v;
+
+            @Override
+            public double[] get() {
+                if (v == null) {
+                    v = embedder.get().embed(frame, face);
+                }
+                return v;
+            }
+        };
     }
 }

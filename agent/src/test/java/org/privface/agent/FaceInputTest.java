@@ -1,6 +1,7 @@
 package org.privface.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -39,17 +40,20 @@ class FaceInputTest {
                 Duration.ofMinutes(10), false);
         AtomicInteger made = new AtomicInteger();
         try (OnnxEmbedder embedder = OnnxEmbedder.fromPackage()) {
-            Supplier<FaceEmbedder> lazy = () -> {
+            Supplier<FaceEmbedder> counted = () -> {
                 made.incrementAndGet();
                 return embedder;
             };
-            assertEquals(FaceCrops.Shape.PEEP.pixels(), FaceInput.of(peep, frame, grey, face, lazy).orElseThrow().get().length);
-            assertEquals(FaceCrops.Shape.RDP.pixels(), FaceInput.of(rdp, frame, grey, face, lazy).orElseThrow().get().length);
+            Supplier<double[]> lazy = FaceInput.embedding(frame, face, counted);
+            assertEquals(FaceCrops.Shape.PEEP.pixels(), FaceInput.of(peep, grey, face, lazy).orElseThrow().get().length);
+            assertEquals(FaceCrops.Shape.RDP.pixels(), FaceInput.of(rdp, grey, face, lazy).orElseThrow().get().length);
             assertEquals(0, made.get(), "pixel policies never load the network");
 
-            Optional<Supplier<double[]>> in = FaceInput.of(embedding, frame, null, face, lazy);
+            Optional<Supplier<double[]>> in = FaceInput.of(embedding, null, face, lazy);
             assertEquals(0, made.get(), "nothing is embedded before the budget grants a release");
             double[] v = in.orElseThrow().get();
+            assertEquals(1, made.get());
+            assertSame(v, lazy.get(), "linking and the release share one network pass per face");
             assertEquals(1, made.get());
             assertEquals(embedder.dimension(), v.length);
             double norm = 0;

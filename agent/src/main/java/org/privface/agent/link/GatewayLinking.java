@@ -12,7 +12,6 @@ import java.util.function.Supplier;
 import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.privface.agent.detect.DetectedFace;
-import org.privface.agent.embed.FaceEmbedder;
 
 /**
  * Appearance linking on one gateway: gives each new track its person, from the raw embedding of the
@@ -74,9 +73,11 @@ public final class GatewayLinking {
      * passed, or when the ledger is full; the face must then not be released.
      *
      * @param trackPersons the camera's track → person map; a new link is put there
+     * @param embedding    the face's embedding, asked for only when the face is linked (the
+     *                     release reuses it)
      */
     public Optional<String> personOf(String camera, String trackId, Map<String, String> trackPersons, Mat frame,
-                                     DetectedFace face, Supplier<FaceEmbedder> embedder, Instant now) {
+                                     DetectedFace face, Supplier<double[]> embedding, Instant now) {
         String known = trackPersons.get(trackId);
         if (known != null) {
             return Optional.of(known);
@@ -84,7 +85,7 @@ public final class GatewayLinking {
         if (!passes(frame, face)) {
             return Optional.empty();
         }
-        Optional<PersonLedger.Link> link = ledger.link(camera, embedder.get().embed(frame, face), now);
+        Optional<PersonLedger.Link> link = ledger.link(camera, embedding.get(), now);
         link.ifPresent(l -> trackPersons.put(trackId, l.personId()));
         return link.map(PersonLedger.Link::personId);
     }

@@ -18,7 +18,6 @@ import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.OpenCv;
-import org.privface.agent.embed.FaceEmbedder;
 
 class GatewayLinkingTest {
     static final float[] FIVE_POINTS = {10, 10, 30, 10, 20, 20, 12, 30, 28, 30};
@@ -40,13 +39,15 @@ class GatewayLinkingTest {
             assertFalse(l.passes(frame, new DetectedFace(new Rect(290, 50, 60, 70), FIVE_POINTS, 0.95f)), "cut by the edge");
             // A track none of whose faces passed has no person, and nothing is embedded for it.
             Map<String, String> tracks = new HashMap<>();
-            FaceEmbedder never = null;
+            java.util.function.Supplier<double[]> never = () -> {
+                throw new AssertionError("embedded");
+            };
             assertTrue(l.personOf("cam-1", "trk-1", tracks, frame, new DetectedFace(new Rect(100, 50, 30, 35), FIVE_POINTS,
-                    0.95f), () -> never, Instant.now()).isEmpty());
+                    0.95f), never, Instant.now()).isEmpty());
             assertTrue(tracks.isEmpty());
             tracks.put("trk-2", "0b7c3d5e-0000-4000-8000-000000000000");
             assertEquals("0b7c3d5e-0000-4000-8000-000000000000", l.personOf("cam-1", "trk-2", tracks, frame,
-                    new DetectedFace(new Rect(100, 50, 60, 70), FIVE_POINTS, 0.95f), () -> never, Instant.now()).orElseThrow(),
+                    new DetectedFace(new Rect(100, 50, 60, 70), FIVE_POINTS, 0.95f), never, Instant.now()).orElseThrow(),
                     "a linked track keeps its person without a new embedding");
         } finally {
             frame.release();
