@@ -7,9 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.HexFormat;
 
 import org.privface.recognizer.console.PasswordHash;
 
@@ -24,9 +22,7 @@ public record OperatorLogin(String operator, String password, Path file) {
     public static OperatorLogin create(Path dir, String operator, String password) throws IOException {
         String pw = password;
         if (pw == null || pw.isEmpty()) {
-            byte[] b = new byte[12];
-            new SecureRandom().nextBytes(b);
-            pw = HexFormat.of().formatHex(b);
+            pw = LocalBroker.secret();
         }
         Path file = dir.resolve("operators");
         Files.writeString(file, operator + ":" + PasswordHash.hash(pw.toCharArray()) + "\n");

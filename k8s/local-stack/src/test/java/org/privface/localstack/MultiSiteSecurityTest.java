@@ -102,9 +102,9 @@ class MultiSiteSecurityTest {
 
         Path work = Files.createTempDirectory("privface-acl-");
         Map<String, String> passwords = new LinkedHashMap<>();
-        passwords.put(ADMIN, secret());
+        passwords.put(ADMIN, LocalBroker.secret());
         List<PrincipalSpec> principals = Security.definitions(SITES);
-        principals.forEach(p -> passwords.put(p.name(), secret()));
+        principals.forEach(p -> passwords.put(p.name(), LocalBroker.secret()));
 
         KafkaServerProcess kafka = null;
         ManagedProcess recognizer = null;
@@ -437,10 +437,6 @@ class MultiSiteSecurityTest {
     /** SCRAM credentials reach the broker through the metadata log: wait until the user can log in. */
     static void awaitAuthenticates(String bootstrap, String user, Map<String, String> passwords) throws Exception {
         LocalBroker.awaitAuthenticates(as(bootstrap, user, passwords), Duration.ofSeconds(30));
-    }
-
-    static String secret() {
-        return LocalBroker.secret();
     }
 
     private static double seconds(long t0) {
