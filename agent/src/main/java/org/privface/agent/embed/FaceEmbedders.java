@@ -22,13 +22,10 @@ public final class FaceEmbedders {
     public static double linkThreshold(String network) {
         return switch (network) {
             case FR_FEATURE -> 0.20;
-            case DLIB -> DLIB_LINK_THRESHOLD;
+            case DLIB -> 0.89;
             default -> throw new IllegalArgumentException("unknown embedding network '" + network + "'; known: " + NAMES);
         };
     }
-
-    /** dlib's operating point (see {@link #linkThreshold}). */
-    static final double DLIB_LINK_THRESHOLD = 0.89;
 
     /** Why the packaged network cannot run here (its files are not installed), or empty when it can. */
     public static java.util.Optional<String> missing(String network) {
