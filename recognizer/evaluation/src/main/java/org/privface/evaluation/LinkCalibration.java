@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
 
 import org.knowm.xchart.style.Styler;
 import org.privface.agent.embed.FaceEmbedders;
+import org.privface.privacy.aggregate.Sphere;
 
 /**
  * Calibrates the threshold of appearance linking ({@code agent.link.threshold}) on real faces, with
@@ -150,7 +151,7 @@ public final class LinkCalibration {
         for (int i = 0; i < c.x().length; i++) {
             for (int j = i + 1; j < c.x().length; j++) {
                 if ((c.labels()[i] == c.labels()[j]) == same) {
-                    hist[bin(cosine(c.x()[i], c.x()[j]))]++;
+                    hist[bin(Sphere.dot(c.x()[i], c.x()[j]))]++;
                     n++;
                 }
             }
@@ -178,7 +179,7 @@ public final class LinkCalibration {
                     other = rnd.nextInt(c.classes());
                 } while (other == p);
                 for (int i : byPerson.get(other)) {
-                    best = Math.max(best, cosine(q, c.x()[i]));
+                    best = Math.max(best, Sphere.dot(q, c.x()[i]));
                 }
             }
             out[p] = best;
@@ -186,17 +187,6 @@ public final class LinkCalibration {
         return out;
     }
 
-    static double cosine(double[] a, double[] b) {
-        double s = 0;
-        double na = 0;
-        double nb = 0;
-        for (int i = 0; i < a.length; i++) {
-            s += a[i] * b[i];
-            na += a[i] * a[i];
-            nb += b[i] * b[i];
-        }
-        return s / Math.sqrt(na * nb);
-    }
 
     static int bin(double cos) {
         return Math.min(BINS - 1, Math.max(0, (int) Math.floor((cos + 1) / 2 * BINS)));

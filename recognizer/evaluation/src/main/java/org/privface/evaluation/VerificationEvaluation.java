@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import org.privface.privacy.aggregate.Sphere;
+
 /**
  * Face verification in the manner of LFW's protocol, on pairs built from a folder-per-person set
  * (default {@code lfw139}, whose people are not in {@code lfw-public} or {@code lfw5}): people are
@@ -95,7 +97,7 @@ public final class VerificationEvaluation {
                 int[] t = same.get(i);
                 same.set(i, same.get(j));
                 same.set(j, t);
-                pairs.add(new Pair(f, true, cosine(d.x()[same.get(i)[0]], d.x()[same.get(i)[1]])));
+                pairs.add(new Pair(f, true, Sphere.dot(d.x()[same.get(i)[0]], d.x()[same.get(i)[1]])));
             }
             Set<Long> seen = new HashSet<>();
             int wanted = Math.min(PAIRS_PER_FOLD, same.size());
@@ -108,7 +110,7 @@ public final class VerificationEvaluation {
                 int a = byPerson.get(pa).get(random.nextInt(byPerson.get(pa).size()));
                 int b = byPerson.get(pb).get(random.nextInt(byPerson.get(pb).size()));
                 if (seen.add((long) Math.min(a, b) << 32 | Math.max(a, b))) {
-                    pairs.add(new Pair(f, false, cosine(d.x()[a], d.x()[b])));
+                    pairs.add(new Pair(f, false, Sphere.dot(d.x()[a], d.x()[b])));
                 }
             }
         }
@@ -144,13 +146,5 @@ public final class VerificationEvaluation {
             }
         }
         return threshold;
-    }
-
-    static double cosine(double[] a, double[] b) {
-        double s = 0;
-        for (int i = 0; i < a.length; i++) {
-            s += a[i] * b[i];
-        }
-        return s;
     }
 }

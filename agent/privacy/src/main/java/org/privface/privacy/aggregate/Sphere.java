@@ -13,7 +13,8 @@ public final class Sphere {
     private Sphere() {
     }
 
-    static double dot(double[] a, double[] b) {
+    /** ⟨a, b⟩; for unit vectors, their cosine. */
+    public static double dot(double[] a, double[] b) {
         double s = 0;
         for (int i = 0; i < a.length; i++) {
             s += a[i] * b[i];
