@@ -16,12 +16,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import org.privface.broker.KafkaServerProcess;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,7 +28,6 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecognitionResult;
-import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -50,6 +47,7 @@ class ImageSmokeTest {
     private static final double EPSILON = 8;
     private final Path root = Path.of(System.getProperty("privface.root", "../..")).toAbsolutePath().normalize();
     private final List<AutoCloseable> running = new ArrayList<>();
+    private LocalBroker broker;
     private Path work;
     private ImageRoot agentImage;
     private ImageRoot recognizerImage;
@@ -68,14 +66,10 @@ class ImageSmokeTest {
         Files.createDirectories(work);
         agentImage = ImageRoot.unpack(agentTar, work.resolve("agent"));
         recognizerImage = ImageRoot.unpack(recognizerTar, work.resolve("recognizer"));
-        KafkaServerProcess kafka = KafkaServerProcess.start(root, Files.createDirectories(work.resolve("kafka")));
-        running.add(kafka);
-        bootstrap = kafka.bootstrapServers();
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE, LIVE_SITE)));
-        }
+        broker = LocalBroker.plaintext(root, Files.createDirectories(work.resolve("kafka")),
+                Topics.definitions(List.of(SITE, LIVE_SITE)));
+        running.add(broker);
+        bootstrap = broker.bootstrap();
     }
 
     @AfterAll
@@ -129,7 +123,7 @@ class ImageSmokeTest {
         assertTrue(agent.waitFor(5, TimeUnit.MINUTES), "the agent did not finish the folder within 5 minutes");
         assertEquals(0, agent.exitValue(), "agent exit code; its log:\n" + Files.readString(work.resolve("agent.log")));
 
-        Map<String, PerturbedFace> published = Demo.readAll(plaintext(bootstrap), List.of(Topics.enrollment(SITE), Topics.query(SITE)),
+        Map<String, PerturbedFace> published = Demo.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.enrollment(SITE), Topics.query(SITE)),
                 -1, Duration.ofSeconds(20), FaceRecords::decodeFace, PerturbedFace::getEventId);
         long enrollments = published.values().stream().filter(f -> f.getEnrollmentLabel() != null).count();
         long queries = published.size() - enrollments;
@@ -142,7 +136,7 @@ class ImageSmokeTest {
             assertTrue(f.getMechanism().getNoiseScale() > 0, "perturbed");
         }
 
-        Map<String, RecognitionResult> results = Demo.readAll(plaintext(bootstrap), List.of(Topics.RESULTS), (int) queries,
+        Map<String, RecognitionResult> results = Demo.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS), (int) queries,
                 Duration.ofMinutes(3), FaceRecords::decodeResult, RecognitionResult::getEventId);
         System.out.printf("recognizer image: %d of %d queries answered%n", results.size(), queries);
         assertEquals(queries, results.size(), "every query answered; recognizer log:\n"
@@ -176,7 +170,7 @@ class ImageSmokeTest {
             long deadline = System.nanoTime() + Duration.ofMinutes(4).toNanos();
             while (queries.isEmpty() && System.nanoTime() < deadline) {
                 assertTrue(agent.isAlive(), "the live gateway exited:\n" + tail(work.resolve("agent-live.log")));
-                queries = Demo.readAll(plaintext(bootstrap), List.of(Topics.query(LIVE_SITE)), 1, Duration.ofSeconds(10),
+                queries = Demo.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.query(LIVE_SITE)), 1, Duration.ofSeconds(10),
                         FaceRecords::decodeFace, PerturbedFace::getEventId);
             }
             System.out.printf("agent image, live camera: %d query records from %s%n", queries.size(), feed.url());
@@ -216,12 +210,5 @@ class ImageSmokeTest {
     private static String tail(Path log) throws java.io.IOException {
         List<String> lines = Files.readAllLines(log);
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-    }
-
-    /** A client of the smoke test's PLAINTEXT loopback broker. */
-    private static java.util.Properties plaintext(String bootstrap) {
-        java.util.Properties p = new java.util.Properties();
-        p.put("bootstrap.servers", bootstrap);
-        return p;
     }
 }
