@@ -56,10 +56,7 @@ import org.privface.wire.topics.Topics;
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class AgentFaultsTest extends BrokerProcessTest {
     static {
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error");
-        System.setProperty("org.slf4j.simpleLogger.log.io.micronaut", "warn");
-        System.setProperty("org.slf4j.simpleLogger.log.io.netty", "warn");
     }
 
     private static final String TOKEN = "faults-test-token";

@@ -68,10 +68,7 @@ import org.privface.wire.topics.Topics;
 class BrokerOutageTest {
     static {
         // slf4j-simple reads these once, at its first logger: keep the clients' reconnect chatter out.
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error");
-        System.setProperty("org.slf4j.simpleLogger.log.io.micronaut", "warn");
-        System.setProperty("org.slf4j.simpleLogger.log.io.netty", "warn");
     }
 
     private static final String SITE = "outage";

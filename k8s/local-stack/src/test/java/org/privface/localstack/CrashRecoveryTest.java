@@ -74,9 +74,6 @@ import org.privface.wire.topics.Topics;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class CrashRecoveryTest extends BrokerProcessTest {
-    static {
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
-    }
 
     private static final String TOKEN = "crash-test-token";
     private static final Pattern REPLAYING = Pattern.compile("spool holds (\\d+) records from before");

@@ -79,11 +79,8 @@ import org.privface.wire.topics.Topics;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class MultiSiteSecurityTest {
     static {
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
         // Denials are what this test provokes; the clients log each one.
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients", "off");
-        System.setProperty("org.slf4j.simpleLogger.log.io.micronaut", "warn");
-        System.setProperty("org.slf4j.simpleLogger.log.io.netty", "warn");
     }
 
     static final List<String> SITES = List.of("north", "south");

@@ -54,11 +54,6 @@ import org.privface.wire.topics.Topics;
  */
 @Timeout(value = 420, unit = TimeUnit.SECONDS)
 class PersonBudgetSceneTest extends BrokerProcessTest {
-    static {
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
-        System.setProperty("org.slf4j.simpleLogger.log.io.micronaut", "warn");
-        System.setProperty("org.slf4j.simpleLogger.log.io.netty", "warn");
-    }
 
     private static final String TOKEN = "scene-test-token";
     private static final double EPSILON = 2;

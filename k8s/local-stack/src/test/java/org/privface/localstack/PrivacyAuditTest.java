@@ -77,11 +77,6 @@ import org.privface.wire.topics.Topics;
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class PrivacyAuditTest {
-    static {
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
-        System.setProperty("org.slf4j.simpleLogger.log.io.micronaut", "warn");
-        System.setProperty("org.slf4j.simpleLogger.log.io.netty", "warn");
-    }
 
     private static final String SITE = "audit";
     private static final double EPSILON = 8;

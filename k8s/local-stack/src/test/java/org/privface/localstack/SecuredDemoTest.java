@@ -55,7 +55,6 @@ import org.privface.wire.topics.Topics;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SecuredDemoTest {
     static {
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients", "off");
     }
 

@@ -77,7 +77,6 @@ import org.privface.wire.topics.Topics;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class VendorAccessTest {
     static {
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients", "off");
     }
 
