@@ -18,6 +18,18 @@ public final class BadDataset extends IOException {
         super(message, cause);
     }
 
+    /** A file that could not be read or decoded, named in full, with the reader's reason. */
+    public static BadDataset unusable(java.nio.file.Path file, Exception e) {
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        for (String prefix : new String[] {file + ": ", file.getFileName() + ": "}) {
+            if (m.startsWith(prefix)) {
+                m = m.substring(prefix.length()); // the readers name the file too
+                break;
+            }
+        }
+        return new BadDataset(file + ": cannot be used: " + m, e);
+    }
+
     /** A command's body. */
     public interface Command {
         void run() throws Exception;

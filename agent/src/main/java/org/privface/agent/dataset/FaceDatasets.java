@@ -156,7 +156,7 @@ public final class FaceDatasets {
                 try {
                     face = reader.read(f);
                 } catch (IOException | RuntimeException e) {
-                    throw new BadDataset(f + ": cannot be used: " + reason(e, f), e);
+                    throw BadDataset.unusable(f, e);
                 }
                 afterEach.accept(f);
                 if (face.isEmpty()) {
@@ -185,17 +185,6 @@ public final class FaceDatasets {
         }
         return new LabelledFaces(List.copyOf(names), faces.toArray(double[][]::new),
                 labels.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(origins), List.copyOf(skipped));
-    }
-
-    /** The decoder's reason without the file name it may already start with. */
-    private static String reason(Exception e, Path f) {
-        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        for (String prefix : new String[] {f + ": ", f.getFileName() + ": "}) {
-            if (m.startsWith(prefix)) {
-                return m.substring(prefix.length());
-            }
-        }
-        return m;
     }
 
     private static final java.util.regex.Pattern RUNS = java.util.regex.Pattern.compile("\\d+|\\D+");
