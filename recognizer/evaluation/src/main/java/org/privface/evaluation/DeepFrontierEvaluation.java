@@ -91,6 +91,11 @@ public final class DeepFrontierEvaluation {
     }
 
     public static void main(String[] args) throws Exception {
+        org.privface.agent.dataset.BadDataset.exitOnError(() -> run(args));
+    }
+
+    /** The command; a bad data-set folder ends it with a message naming the file (exit status 2), not a stack trace. */
+    static void run(String[] args) throws Exception {
         Map<String, String> opt = EvalOptions.parse(Map.ofEntries(
                 Map.entry("--sets", "lfw5,orl,lfw139"), Map.entry("--public", "lfw-public"),
                 Map.entry("--seeds", "3"), Map.entry("--eps", "1,2,5,10,20,50,100"),
