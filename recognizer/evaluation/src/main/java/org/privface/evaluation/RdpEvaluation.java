@@ -52,12 +52,19 @@ public final class RdpEvaluation {
     static final int NC = 32;
     /** LFW's side in the paper's reading: the data set's 150×150 funneled frame (docs/privacy-rdp.md). */
     static final int LFW_SIDE = 150;
+    /** The side the default reading takes LFW at: the paper's 250×250, upsampled from the 150×150 frames. */
+    static final int DEFAULT_SIDE = 250;
     /** The paper-mode default: the reading closest to Table II and Figures 2-4 (docs/privacy-rdp.md). */
     static final int DEFAULT_LEVELS = 1;
     static final RdpReading.Pixels DEFAULT_PIXELS = RdpReading.Pixels.UNIT;
     static final RdpReading.Delta DEFAULT_DELTA = RdpReading.Delta.RANGE;
     static final List<String> METHODS = List.of("pixel-dp", "pixel-dp-geo", "dct-dp-all", "dct-dp", "rdp-uniform",
             "rdp-na", "rdp-na-rescaled", "rdp-lmgd", "rdp-strict");
+    /**
+     * Test faces per seed for the baselines that noise every pixel or DCT coefficient: tens of
+     * thousands of exact Laplace draws per face for an image of noise (SSIM near 0) every time.
+     */
+    static final int ALL_FACES = 10;
     /** The paper modes and baselines; STRICT is the product's own and has no paper value. */
     static final List<String> PAPER_METHODS = METHODS.subList(0, METHODS.size() - 1);
     /** The matcher's threshold: this percentile of clean test faces' distances, so clean FNR ≈ 5%. */
@@ -111,16 +118,22 @@ public final class RdpEvaluation {
     private final Path examples;
     final int seeds;
     private final int limit;
+    /** Training faces the eigenfaces are fitted on (a seeded subset; the matcher's gallery keeps them all). */
+    final int fit;
     private final DctDp dct = new DctDp();
     final Map<String, Cell> cells = new LinkedHashMap<>();
     private final Cell clean;
     private double cleanThreshold;
 
-    RdpEvaluation(String name, RdpReading reading, LabelledFaces data, Path out, Path examples, int seeds, int limit) {
+    RdpEvaluation(String name, RdpReading reading, LabelledFaces data, Path out, Path examples, int seeds, int limit,
+                  int fit) {
+        this.fit = fit;
         this.name = name;
         this.reading = reading;
         this.data = data;
-        this.padded = Arrays.stream(data.faces()).map(reading::pad).toArray(double[][]::new);
+        boolean pads = reading.paddedWidth() != reading.width() || reading.paddedHeight() != reading.height();
+        // Nothing mutates the faces, so an unpadded reading shares them (1140 faces at 250×250 are 570 MB).
+        this.padded = pads ? Arrays.stream(data.faces()).map(reading::pad).toArray(double[][]::new) : data.faces();
         this.out = out;
         this.examples = examples;
         this.seeds = seeds;
@@ -137,11 +150,11 @@ public final class RdpEvaluation {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> defaults = new HashMap<>(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
-                .orElse("../shared/datasets"), "--out", "docs/results", "--seeds", "3", "--limit", "0",
+                .orElse("../shared/datasets"), "--out", "docs/results", "--seeds", "3", "--limit", "150",
                 "--sets", "lfw5,orl", "--examples", "recognizer/evaluation/target",
                 "--synthetic", "test-data/synthetic/enroll", "--doc", "docs/privacy-rdp.md"));
-        defaults.putAll(Map.of("--side", String.valueOf(LFW_SIDE), "--levels", String.valueOf(DEFAULT_LEVELS),
-                "--pixels", DEFAULT_PIXELS.name(), "--delta", DEFAULT_DELTA.name(), "--readings", "lfw5"));
+        defaults.putAll(Map.of("--side", String.valueOf(DEFAULT_SIDE), "--levels", String.valueOf(DEFAULT_LEVELS),
+                "--pixels", DEFAULT_PIXELS.name(), "--delta", DEFAULT_DELTA.name(), "--readings", "lfw5", "--fit", "300"));
         Map<String, String> opt = EvalOptions.parse(defaults, args);
         System.setProperty("java.awt.headless", "true");
         OpenCv.load();
@@ -150,6 +163,7 @@ public final class RdpEvaluation {
         Path examples = Files.createDirectories(Path.of(opt.get("--examples")));
         int seeds = Integer.parseInt(opt.get("--seeds"));
         int limit = Integer.parseInt(opt.get("--limit"));
+        int fit = Integer.parseInt(opt.get("--fit"));
         int side = Integer.parseInt(opt.get("--side"));
         int levels = Integer.parseInt(opt.get("--levels"));
         RdpReading.Pixels pixels = RdpReading.Pixels.valueOf(opt.get("--pixels").toUpperCase(Locale.ROOT));
@@ -179,7 +193,7 @@ public final class RdpEvaluation {
             LabelledFaces data = load(dir, reading);
             System.err.printf(Locale.ROOT, "%s: %d faces of %d people, %s, %d seed(s), %s test faces per seed%n", set,
                     data.size(), data.names().size(), reading.describe(), seeds, limit > 0 ? "at most " + limit : "all");
-            RdpEvaluation eval = new RdpEvaluation(set, reading, data, out, examples, seeds, limit);
+            RdpEvaluation eval = new RdpEvaluation(set, reading, data, out, examples, seeds, limit, fit);
             eval.run();
             tables.add(eval.table((System.nanoTime() - t0) / 1e9));
             RdpPaper.updateDoc(eval, Path.of(opt.get("--doc")));
@@ -216,7 +230,8 @@ public final class RdpEvaluation {
             StratifiedSplit split = StratifiedSplit.of(data.labels(), classes, 0.7, -1, 1000L + s);
             int[] test = capped(split.test(), limit, 1000L + s);
             double[][] train = StratifiedSplit.select(padded, split.train());
-            RdpBasis basis = RdpBasis.fit(train, NC, reading.paddedWidth(), reading.paddedHeight(), reading.levels());
+            RdpBasis basis = RdpBasis.fit(StratifiedSplit.select(padded, capped(split.train(), fit, 2000L + s)), NC,
+                    reading.paddedWidth(), reading.paddedHeight(), reading.levels());
             double[] delta = reading.delta(basis);
             Matcher matcher = new Matcher(basis, train, Arrays.stream(split.train()).map(i -> data.labels()[i]).toArray());
             progress.step(name + " seed " + s + " basis fitted");
@@ -240,7 +255,9 @@ public final class RdpEvaluation {
                     // One stream per method, so that changing one method never moves another's draws.
                     Method method = method(m, basis, delta, e, laplace(stream(m, e, s)), dct);
                     Cell cell = cells.get(key(m, e));
-                    for (int j = 0; j < test.length; j++) {
+                    int faces = RdpBaselines.FINITE.contains(m) && !m.equals("rdp-strict")
+                            ? Math.min(ALL_FACES, test.length) : test.length;
+                    for (int j = 0; j < faces; j++) {
                         double[] face = data.faces()[test[j]];
                         long t0 = System.nanoTime();
                         Sanitized r = method.apply(padded[test[j]]);
@@ -385,7 +402,7 @@ public final class RdpEvaluation {
     }
 
     private void charts() throws IOException {
-        String facts = " (" + cells.values().iterator().next().n() + " faces)";
+        String facts = " (" + faces() + " faces; " + ALL_FACES + " per seed for pixel-dp and dct-dp-all)";
         List<Charts.Series> ssim = new ArrayList<>();
         List<Charts.Series> psnr = new ArrayList<>();
         List<Charts.Series> fnr = new ArrayList<>();
@@ -447,9 +464,8 @@ public final class RdpEvaluation {
 
     String table(double seconds) {
         StringBuilder sb = new StringBuilder();
-        Cell first = cells.values().iterator().next();
         sb.append(String.format(Locale.ROOT, "%n== %s: %d test faces (%d seed(s)), clean FNR %.3f at tau %.3f, %.0f s ==%n",
-                name, first.n(), seeds, clean.fnr(), cleanThreshold, seconds));
+                name, faces(), seeds, clean.fnr(), cleanThreshold, seconds));
         sb.append(String.format(Locale.ROOT, "%-11s %5s %7s %6s %7s %6s %6s %11s %11s %9s %8s%n", "method", "eps0",
                 "SSIM", "sd", "PSNR", "sd", "FNR", "var theory", "var real", "eps/face", "LMGD it"));
         for (Cell c : cells.values()) {
@@ -495,6 +511,11 @@ public final class RdpEvaluation {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Test faces measured per method (the "all" baselines measure fewer, see {@link #ALL_FACES}). */
+    int faces() {
+        return cells.get(key("rdp-uniform", EPSILONS[0])).n();
     }
 
     static String key(String method, double eps) {
