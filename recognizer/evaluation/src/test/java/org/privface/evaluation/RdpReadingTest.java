@@ -37,6 +37,15 @@ class RdpReadingTest {
         return f;
     }
 
+    /** n random 16×16 faces, seeds from seed on. */
+    private static double[][] faces(int n, long seed) {
+        double[][] faces = new double[n][];
+        for (int i = 0; i < n; i++) {
+            faces[i] = face(16 * 16, seed + i);
+        }
+        return faces;
+    }
+
     @Test
     void sidesThatTheLevelsDivideAreNotPaddedAndOthersRepeatTheirLastRowAndColumn() {
         RdpReading one = new RdpReading("150", 150, 150, 1, UNIT, RANGE);
@@ -75,11 +84,7 @@ class RdpReadingTest {
 
     @Test
     void theDataRangeScalesWithThePixelsAndTheUnitBoundDoesNot() {
-        double[][] faces = new double[12][];
-        for (int i = 0; i < faces.length; i++) {
-            faces[i] = face(16 * 16, 10 + i);
-        }
-        RdpBasis basis = RdpBasis.fit(faces, 4, 16, 16, 2);
+        RdpBasis basis = RdpBasis.fit(faces(12, 10), 4, 16, 16, 2);
         RdpReading r = new RdpReading("test", 16, 16, 2, UNIT, RANGE);
         assertArrayEquals(basis.featureRanges(), r.delta(basis));
         assertArrayEquals(basis.featureRanges(), r.with(BYTE, RANGE).delta(basis));
@@ -111,10 +116,7 @@ class RdpReadingTest {
 
     @Test
     void theAllReadingsNoiseEveryCoefficientWithEqThreesScaleAndStateAFinitePerFaceEpsilon() {
-        double[][] faces = new double[12][];
-        for (int i = 0; i < faces.length; i++) {
-            faces[i] = face(16 * 16, 30 + i);
-        }
+        double[][] faces = faces(12, 30);
         RdpBasis basis = RdpBasis.fit(faces, 4, 16, 16, 1);
         double[] delta = basis.featureRanges();
         double b = java.util.Arrays.stream(delta).sum() / 0.5;
@@ -162,5 +164,37 @@ class RdpReadingTest {
         // A horizontal ramp stays a ramp from 40 to about 114 grey levels: no equalization stretched it.
         assertEquals(40, Math.round(f[125 * 250] * 255), 1);
         assertEquals(114, Math.round(f[125 * 250 + 249] * 255), 1);
+    }
+
+    @Test
+    void theClosestReadingIsTheOneWhoseWorstTableTwoRowIsNearestAndBaselinesComeFromLevelOne() {
+        RdpReading one = new RdpReading("250", 250, 250, 1, UNIT, RANGE);
+        RdpReading three = one.withLevels(3);
+        java.util.List<RdpReadings.Row> rows = new java.util.ArrayList<>();
+        for (double e : RdpReadings.EPSILONS) {
+            int col = e == RdpReadings.EPSILONS[0] ? 0 : 4;
+            for (String m : RdpReadings.BASELINES) {
+                // Pixel-DP on K pixels 0.015 off the paper, on all pixels far off: the K reading is chosen.
+                double ssim = m.equals("pixel-dp-geo") ? RdpPaper.TABLE_II_LFW.get("pixel-dp")[col] + 0.015 : 0.01;
+                rows.add(new RdpReadings.Row(one, m, e, ssim, 30, 17, 0.1, e, 4));
+            }
+            for (String m : RdpReadings.HAAR) {
+                double paper = RdpPaper.TABLE_II_LFW.get(RdpPaper.paperRow(m))[col];
+                // Printed NA 0.03 off, rescaled NA 0.005 off; at 3 levels every mode 0.1 off.
+                double off = m.equals("rdp-na") ? 0.03 : 0.005;
+                rows.add(new RdpReadings.Row(one, m, e, paper - off, 30, 17, 0.1, e, 24));
+                rows.add(new RdpReadings.Row(three, m, e, paper - 0.1, 30, 17, 0.1, e, 24));
+            }
+        }
+        java.util.List<RdpReadings.Fit> fits = RdpReadings.fits(rows);
+        assertEquals(2, fits.size());
+        assertEquals(one, fits.get(0).reading());
+        assertEquals(0.015, fits.get(0).worst(), 1e-9);
+        assertEquals("rdp-na-rescaled", fits.get(0).chosen().get("rdp-na"));
+        assertEquals("pixel-dp-geo", fits.get(0).chosen().get("pixel-dp"));
+        assertEquals(0.1, fits.get(1).worst(), 1e-9);
+        assertEquals(RdpReadings.find(rows, one, "pixel-dp-geo", 0.2), RdpReadings.find(rows, three, "pixel-dp-geo", 0.2));
+        String table = RdpReadings.table("lfw5", rows, fits);
+        assertTrue(table.contains("Closest reading: **" + one.describe() + "**"), table);
     }
 }
