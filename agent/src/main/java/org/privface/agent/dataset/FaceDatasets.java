@@ -11,7 +11,9 @@ import java.util.function.Function;
 
 import org.opencv.core.Mat;
 import org.opencv.core.Rect;
+import org.opencv.core.Size;
 import org.opencv.imgcodecs.Imgcodecs;
+import org.opencv.imgproc.Imgproc;
 import org.privface.agent.capture.ImageDecoder;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.DetectedFace;
@@ -81,6 +83,29 @@ public final class FaceDatasets {
             double[] v = FaceCrops.resizeToUnitPixels(crop, shape);
             crop.release();
             img.release();
+            return Optional.of(v);
+        }, p -> { });
+    }
+
+    /**
+     * Whole images, grey, at width × height pixels in [0, 1], neither cropped nor equalized: the
+     * RDP paper's geometry. Upsampling is bicubic, downsampling area-averaged, and the result stays
+     * 8-bit, as a saved image of that size would be.
+     */
+    public static LabelledFaces frames(Path root, int width, int height) throws IOException {
+        return load(DatasetFolder.people(root), p -> {
+            Mat img = ImageDecoder.read(p, Imgcodecs.IMREAD_GRAYSCALE);
+            Mat sized = new Mat();
+            boolean up = width > img.cols() || height > img.rows();
+            Imgproc.resize(img, sized, new Size(width, height), 0, 0, up ? Imgproc.INTER_CUBIC : Imgproc.INTER_AREA);
+            byte[] raw = new byte[width * height];
+            sized.get(0, 0, raw);
+            sized.release();
+            img.release();
+            double[] v = new double[raw.length];
+            for (int i = 0; i < raw.length; i++) {
+                v[i] = (raw[i] & 0xff) / 255.0;
+            }
             return Optional.of(v);
         }, p -> { });
     }
