@@ -24,6 +24,7 @@ import org.privface.privacy.fisher.FisherBasis;
 import org.privface.recognizer.model.MlpModel;
 import org.privface.recognizer.model.MlpOptions;
 import org.privface.recognizer.model.MlpTrainer;
+import org.privface.recognizer.model.NearestMean;
 
 /**
  * Issue 16's frontier on deep embeddings: every face, enrolled or queried, is released once
@@ -42,8 +43,9 @@ import org.privface.recognizer.model.MlpTrainer;
  * Recognition is the nearest class mean by cosine on the released vectors (the MLP is compared at
  * {@code --mlp-eps}). The presets are checked against a selection on {@code lfw-public} alone
  * (basis fitted on half its people, scored on the other half), written to deep-selection.csv.
- * Open set ({@link DeepOpenSet}): strangers from {@code lfw-public} (half calibrate the threshold at
- * FPIR 1%, the other half measure it), FNIR at that threshold without privacy and at
+ * Open set ({@link DeepOpenSet}): strangers from {@code lfw-public} (half of the people calibrate the
+ * threshold at FPIR 1%, the other half measure it, with its 95% interval), FNIR at that threshold,
+ * the MLP and the nearest class mean and which the recognizer would serve, without privacy and at
  * {@code --recommended-eps}.
  *
  * <pre>mvn -B -q -Pdeep-eval install -DskipTests [-Deval.args="--sets lfw5 --seeds 1"]</pre>
@@ -315,47 +317,6 @@ public final class DeepFrontierEvaluation {
         return f;
     }
 
-    /** Class means of released vectors, normalised; a query goes to the largest cosine. */
-    record NearestMean(double[][] means) {
-        static NearestMean fit(double[][] x, int[] y, int classes) {
-            double[][] m = FisherBasis.classMeans(x, y, classes);
-            for (int c = 0; c < classes; c++) {
-                double n = Math.sqrt(Arrays.stream(m[c]).map(v -> v * v).sum());
-                if (n > 0) {
-                    for (int j = 0; j < m[c].length; j++) {
-                        m[c][j] /= n;
-                    }
-                }
-            }
-            return new NearestMean(m);
-        }
-
-        /** Cosine of the query to each class mean (the query normalised). */
-        double[] similarities(double[] q) {
-            double n = Math.sqrt(Arrays.stream(q).map(v -> v * v).sum());
-            double[] s = new double[means.length];
-            for (int c = 0; c < means.length; c++) {
-                double dot = 0;
-                for (int j = 0; j < q.length; j++) {
-                    dot += q[j] * means[c][j];
-                }
-                s[c] = n == 0 ? 0 : dot / n;
-            }
-            return s;
-        }
-
-        int predict(double[] q) {
-            double[] s = similarities(q);
-            int best = 0;
-            for (int c = 1; c < s.length; c++) {
-                if (s[c] > s[best]) {
-                    best = c;
-                }
-            }
-            return best;
-        }
-    }
-
     // ---------------------------------------------------------------- selection on public data
 
     /**
@@ -529,9 +490,14 @@ public final class DeepFrontierEvaluation {
     }
 
     /** The open-set run ({@link DeepOpenSet}) on the same folds, released like the public-sign-cap rows. */
-    void openSet(Map<String, EmbeddingCache> sets, EmbeddingCache strangers, double epsilon) throws IOException {
-        Files.write(out.resolve("deep-openset.csv"),
-                DeepOpenSet.lines(sets, strangers, agentMode(Noise.SIGN_CAP, false), seeds, epsilon));
+    List<DeepOpenSet.Row> openSet(Map<String, EmbeddingCache> sets, EmbeddingCache strangers, double epsilon)
+            throws IOException {
+        List<DeepOpenSet.Row> rows = DeepOpenSet.rows(sets, strangers, agentMode(Noise.SIGN_CAP, false), seeds, epsilon);
+        Files.write(out.resolve("deep-openset.csv"), DeepOpenSet.csv(rows));
+        Map<String, Integer> people = new LinkedHashMap<>();
+        sets.forEach((name, d) -> people.put(name, d.classes()));
+        DeepOpenSet.plot(rows, people, epsilon, out.resolve("deep-openset.png"));
+        return rows;
     }
 
     static String fmt(double v) {
