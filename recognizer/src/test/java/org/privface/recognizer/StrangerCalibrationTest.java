@@ -110,7 +110,7 @@ class StrangerCalibrationTest implements TestPropertyProvider {
                 .setCameraId("cam-1").setTrackId("t-" + UUID.randomUUID()).setCaptureTimestamp(Instant.now())
                 .setKind(kind)
                 .setMechanism(MechanismParams.newBuilder().setName("EMBEDDING").setSensitivityMode("sign-cap")
-                        .setEpsilonPerCoordinate(eps).setEpsilonPerFace(eps).setNoiseScale(0).setBasisId("public-test")
+                        .setEpsilonPerCoordinate(eps).setEpsilonPerFace(eps).setNoiseScale(1).setBasisId("public-test")
                         .build())
                 .setDimension(DIM).setVector(v).setEnrollmentLabel(label).build();
     }

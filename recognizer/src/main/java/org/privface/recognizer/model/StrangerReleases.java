@@ -1,19 +1,10 @@
 package org.privface.recognizer.model;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
-import org.privface.wire.FaceRecords;
-import org.privface.wire.InvalidRecordException;
-import org.privface.wire.WireLimits;
+import org.privface.wire.FaceRecordFiles;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
 
@@ -22,9 +13,8 @@ import org.privface.wire.avro.RecordKind;
  * enrolled (lfw-public, or an operator's public set; never a site's faces), each released once by
  * the same mechanism, basis and ε as the site's faces, and labelled with the public person's name
  * so that calibration and measurement use disjoint people. The file
- * ({@code recognizer.strangers-file}) is a sequence of records, each a 4-byte big-endian length and
- * the record in the wire's own encoding ({@link FaceRecords#encode}); every record passes the
- * wire's validator, so a bad file stops the recognizer with the record it failed on.
+ * ({@code recognizer.strangers-file}) is a {@link FaceRecordFiles} file, written by the agent's
+ * {@code StrangerTool}; a bad record stops the recognizer with its number.
  */
 public final class StrangerReleases {
     private final List<PerturbedFace> faces;
@@ -38,49 +28,19 @@ public final class StrangerReleases {
     }
 
     public static StrangerReleases load(Path file) throws IOException {
-        List<PerturbedFace> out = new ArrayList<>();
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
-            while (true) {
-                int n;
-                try {
-                    n = in.readInt();
-                } catch (EOFException end) {
-                    break;
-                }
-                if (n <= 0 || n > WireLimits.MAX_RECORD_BYTES_WITH_IMAGE) {
-                    throw new IOException(file + ": record " + (out.size() + 1) + " claims " + n + " bytes");
-                }
-                byte[] b = new byte[n];
-                try {
-                    in.readFully(b);
-                } catch (EOFException e) {
-                    throw new IOException(file + ": record " + (out.size() + 1) + " is truncated", e);
-                }
-                PerturbedFace f;
-                try {
-                    f = FaceRecords.decodeFace(b);
-                } catch (InvalidRecordException e) {
-                    throw new IOException(file + ": record " + (out.size() + 1) + ": " + e.getMessage(), e);
-                }
-                if (f.getKind() != RecordKind.ENROLLMENT) {
-                    throw new IOException(file + ": record " + (out.size() + 1)
-                            + " has no label: a stranger record names its public person in enrollmentLabel");
-                }
-                out.add(f);
+        List<PerturbedFace> faces = FaceRecordFiles.read(file);
+        for (int i = 0; i < faces.size(); i++) {
+            if (faces.get(i).getKind() != RecordKind.ENROLLMENT) {
+                throw new IOException(file + ": record " + (i + 1)
+                        + " has no label: a stranger record names its public person in enrollmentLabel");
             }
         }
-        return new StrangerReleases(out);
+        return new StrangerReleases(faces);
     }
 
     /** Writes releases in the format {@link #load} reads. */
     public static void write(Path file, List<PerturbedFace> faces) throws IOException {
-        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
-            for (PerturbedFace f : faces) {
-                byte[] b = FaceRecords.encode(f);
-                out.writeInt(b.length);
-                out.write(b);
-            }
-        }
+        FaceRecordFiles.write(file, faces);
     }
 
     public int size() {
