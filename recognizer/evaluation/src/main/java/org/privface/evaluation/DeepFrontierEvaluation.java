@@ -49,6 +49,7 @@ import org.privface.recognizer.model.NearestMean;
  * {@code --recommended-eps}.
  *
  * <pre>mvn -B -q -Pdeep-eval install -DskipTests [-Deval.args="--sets lfw5 --seeds 1"]</pre>
+ * {@code --frontier false --selection false} runs the open set alone.
  * With {@code --models fr_feature,dlib} it compares the embedding networks instead ({@link ModelComparison}).
  */
 public final class DeepFrontierEvaluation {
@@ -100,7 +101,7 @@ public final class DeepFrontierEvaluation {
                 Map.entry("--cache", "target/embeddings"), Map.entry("--model", EmbeddingBasis.DEFAULT_MODEL),
                 Map.entry("--out", "docs/results"), Map.entry("--fit-basis", ""),
                 Map.entry("--recommended-eps", "20"), Map.entry("--mlp-eps", "20"), Map.entry("--selection", "true"),
-                Map.entry("--models", "")),
+                Map.entry("--models", ""), Map.entry("--frontier", "true")),
                 args);
         Path cache = Path.of(opt.get("--cache"));
         Path datasets = Path.of(opt.get("--datasets"));
@@ -131,8 +132,10 @@ public final class DeepFrontierEvaluation {
         for (String s : opt.get("--sets").split(",")) {
             sets.put(s, EmbeddingSets.load(datasets, s, cache, model));
         }
-        List<Row> rows = e.frontier(sets, Double.parseDouble(opt.get("--mlp-eps")));
-        e.scaling(rows, Double.parseDouble(opt.get("--recommended-eps")));
+        if (Boolean.parseBoolean(opt.get("--frontier"))) { // false: the open set alone
+            List<Row> rows = e.frontier(sets, Double.parseDouble(opt.get("--mlp-eps")));
+            e.scaling(rows, Double.parseDouble(opt.get("--recommended-eps")));
+        }
         e.openSet(sets, pub, Double.parseDouble(opt.get("--recommended-eps")));
         System.out.printf("deep frontier done in %.0f s; results in %s%n", (System.nanoTime() - t0) / 1e9, out);
     }
