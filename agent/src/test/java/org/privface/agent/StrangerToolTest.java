@@ -44,8 +44,9 @@ class StrangerToolTest {
             assertEquals(RecordKind.ENROLLMENT, f.getKind());
             assertTrue(people.stream().anyMatch(p -> p.getFileName().toString().equals(f.getEnrollmentLabel())));
             assertEquals("EMBEDDING", f.getMechanism().getName());
-            assertEquals("sign-cap", f.getMechanism().getSensitivityMode());
-            assertEquals(20, f.getMechanism().getEpsilonPerFace(), 1e-9);
+            assertTrue(f.getMechanism().getSensitivityMode().startsWith("sign-cap-"), f.getMechanism().getSensitivityMode());
+            assertEquals(20, f.getMechanism().getEpsilonPerFace(), 1e-6, "the exact sampler's ε, at most 20");
+            assertTrue(f.getMechanism().getEpsilonPerFace() <= 20);
             assertTrue(f.getMechanism().getBasisId().startsWith(EmbeddingBasis.bundled("dlib").id() + "/k"),
                     f.getMechanism().getBasisId());
         }
