@@ -47,7 +47,7 @@ class StrangerToolTest {
             assertTrue(f.getMechanism().getSensitivityMode().startsWith("sign-cap-"), f.getMechanism().getSensitivityMode());
             assertEquals(20, f.getMechanism().getEpsilonPerFace(), 1e-6, "the exact sampler's ε, at most 20");
             assertTrue(f.getMechanism().getEpsilonPerFace() <= 20);
-            assertTrue(f.getMechanism().getBasisId().startsWith(EmbeddingBasis.bundled("dlib").id() + "/k"),
+            assertTrue(f.getMechanism().getBasisId().startsWith(EmbeddingBasis.bundled("dlib").id() + ".k"),
                     f.getMechanism().getBasisId());
         }
         assertEquals(records.size(), records.stream().map(PerturbedFace::getEventId).distinct().count());
