@@ -316,7 +316,17 @@ function renderModels(models) {
     cell(tr, m.labels.length);
     cell(tr, m.trainingAccuracy, undefined);
     cell(tr, m.validationAccuracy);
+    cell(tr, `${m.served}${m.servedForced ? ' (forced)' : ''}: ${fmt(m.heldOutMlpAccuracy, 3)} / `
+      + `${fmt(m.heldOutNcmAccuracy, 3)}, n ${m.heldOutEnrollments}`).dataset.served = m.served;
+    const o = m.openSet;
+    cell(tr, o ? `${pct(o.heldOutFpir)} [${pct(o.heldOutFpirLow95)}, ${pct(o.heldOutFpirHigh95)}] of `
+      + `${o.heldOutStrangers} (${o.heldOutPeople} people); target ${pct(o.fpirTarget)}, `
+      + `${o.calibrationStrangers} calibrating` : 'not calibrated (fixed margin)');
   });
+}
+
+function pct(v) {
+  return `${(100 * v).toFixed(2)}%`;
 }
 
 function renderAudit(audit) {
