@@ -2,7 +2,6 @@ package org.privface.localstack;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
@@ -32,8 +31,6 @@ import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.privface.agent.dataset.FaceDatasets;
-import org.privface.agent.detect.FaceModels;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.security.PrincipalSpec;
@@ -95,12 +92,7 @@ class LinkingAuditTest extends BrokerProcessTest {
 
     @Override
     protected void assumeReady() {
-        lfw139 = FaceDatasets.root().map(r -> r.resolve("lfw139")).filter(Files::isDirectory).orElse(null);
-        assumeTrue(lfw139 != null, "lfw139 not found: set FACE_DATASETS to the shared datasets folder");
-        String network = new org.privface.agent.AgentSettings.Embedder().getNetwork();
-        assumeTrue(org.privface.agent.embed.FaceEmbedders.missing(network).isEmpty(),
-                org.privface.agent.embed.FaceEmbedders.missing(network).orElse(""));
-        assumeTrue(FaceModels.findYunet(null).isPresent(), "YuNet not found under FACE_MODELS: linking needs its landmarks");
+        lfw139 = PersonBudgetSceneTest.assumeLinkingStack();
     }
 
     @Test

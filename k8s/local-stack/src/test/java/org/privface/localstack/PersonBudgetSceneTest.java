@@ -88,11 +88,17 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
 
     @Override
     protected void assumeReady() {
-        lfw139 = FaceDatasets.root().map(r -> r.resolve("lfw139")).filter(Files::isDirectory).orElse(null);
-        assumeTrue(lfw139 != null, "lfw139 not found: set FACE_DATASETS to the shared datasets folder");
+        lfw139 = assumeLinkingStack();
+    }
+
+    /** lfw139, after assuming it, the default embedding network and YuNet (linking needs its landmarks) are there. */
+    static Path assumeLinkingStack() {
+        Path lfw = FaceDatasets.root().map(r -> r.resolve("lfw139")).filter(Files::isDirectory).orElse(null);
+        assumeTrue(lfw != null, "lfw139 not found: set FACE_DATASETS to the shared datasets folder");
         assumeTrue(org.privface.agent.embed.FaceEmbedders.missing(NETWORK).isEmpty(),
                 org.privface.agent.embed.FaceEmbedders.missing(NETWORK).orElse(""));
         assumeTrue(FaceModels.findYunet(null).isPresent(), "YuNet not found under FACE_MODELS: linking needs its landmarks");
+        return lfw;
     }
 
     @Test
