@@ -157,6 +157,16 @@ final class Mechanisms {
         return forRelease(p, epsilonPerRelease, Double.NaN);
     }
 
+    /**
+     * How a policy's releases compose on a track, each pure-ε release charged the ε its mechanism
+     * states (never more than the share asked for), so the ledgers and the records agree.
+     */
+    TrackBudget chargedBudget(SitePolicy p) {
+        TrackBudget b = budget(p);
+        return b.accounting() != TrackBudget.Accounting.PURE_EPSILON ? b
+                : b.charging(forRelease(p, b.unitsPerRelease()).epsilonPerFace());
+    }
+
     /** How a policy's releases compose on a track. */
     static TrackBudget budget(SitePolicy p) {
         return new TrackBudget(p.budgetPolicy(), p.epsilon(), p.window(), TrackBudget.DEFAULT_MAX_TRACKS,

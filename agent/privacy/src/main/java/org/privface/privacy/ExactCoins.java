@@ -2,6 +2,7 @@ package org.privface.privacy;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.math.BigInteger;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
 
@@ -94,8 +95,11 @@ public final class ExactCoins {
      * Uniform bits from one bulk draw of the secure generator (refilled in bulk when used up): a
      * lock and a DRBG call per coin would cost more than the sampling itself. Bit i of the stream
      * is bit (i mod 8) of byte i/8 of what the generator returns, lowest first.
+     *
+     * <p>Open to subclasses so that tests can script every primitive ({@link #bits},
+     * {@link #uniform(long)}, {@link #bernoulli}) and enumerate a sampler's paths exactly.
      */
-    public static final class Bits {
+    public static class Bits {
         private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
         private final SecureRandom random;
@@ -110,6 +114,12 @@ public final class ExactCoins {
             this.random = random;
             this.buffer = new byte[Math.max(64, (bytes + 7) & ~7)];
             random.nextBytes(buffer);
+        }
+
+        /** For a scripted source that overrides every primitive; it has no generator behind it. */
+        protected Bits() {
+            this.random = null;
+            this.buffer = new byte[8];
         }
 
         private long nextWord() {
@@ -159,6 +169,26 @@ public final class ExactCoins {
             while (true) {
                 long r = bits(k);
                 if (r < n) {
+                    return r;
+                }
+            }
+        }
+
+        /** Uniform on {0, …, n − 1}, n ≥ 1, exactly: {@link #uniform(long)} where n fits, else rejection on n's bit length. */
+        public BigInteger uniform(BigInteger n) {
+            if (n.signum() < 1) {
+                throw new IllegalArgumentException("need n >= 1, was " + n);
+            }
+            if (n.bitLength() < 63) {
+                return BigInteger.valueOf(uniform(n.longValue()));
+            }
+            int k = n.subtract(BigInteger.ONE).bitLength();
+            while (true) {
+                BigInteger r = BigInteger.ZERO;
+                for (int have = 0; have < k; have += 62) {
+                    r = r.or(BigInteger.valueOf(bits(Math.min(62, k - have))).shiftLeft(have));
+                }
+                if (r.compareTo(n) < 0) {
                     return r;
                 }
             }
