@@ -198,5 +198,10 @@ public final class ExactCoins {
         public boolean bernoulli(long num, long den) {
             return uniform(den) < num;
         }
+
+        /** Bernoulli(num/den) for 0 ≤ num ≤ den, big integers. */
+        public boolean bernoulli(BigInteger num, BigInteger den) {
+            return uniform(den).compareTo(num) < 0;
+        }
     }
 }

@@ -25,8 +25,9 @@ import org.privface.privacy.SpentEpsilon;
  * and no smaller ε holds.
  *
  * <p>Sampling, exact. p = m/2^{32} is dyadic and decided by one exact coin; the distance
- * d from x is drawn by a uniform integer below V (or below 2^K − V), walked down the binomial
- * coefficients C(K, j), which gives P(d) = C(K, d)/V exactly; then a uniform d-subset of the K
+ * d from x is drawn by walking up the binomial coefficients, stopping at j with probability
+ * C(K, j)/Σ_{i ≥ j} C(K, i) (over the ball, or over its complement), which gives
+ * P(d) = C(K, d)/V exactly; then a uniform d-subset of the K
  * positions is flipped by selection sampling, one exact coin per position. Every primitive is an
  * {@link Bits} draw (uniform integers by rejection from raw bits). No floating-point number enters
  * the draw, so no rounding can reveal x. m is the largest numerator whose ε, bounded above in exact
@@ -156,7 +157,7 @@ public final class HammingCap {
             throw new IllegalArgumentException("need a " + bits + "-bit code, was " + code.length);
         }
         boolean inBall = coins.bernoulli(pNumerator, 1L << P_BITS);
-        int d = inBall ? distance(coins.uniform(ball), 0) : distance(coins.uniform(rest), radius + 1);
+        int d = inBall ? distance(coins, 0, radius, ball) : distance(coins, radius + 1, bits, rest);
         boolean[] out = code.clone();
         // A uniform d-subset by selection sampling (Knuth's Algorithm S): position i is flipped with
         // probability (still to flip)/(positions left), so each subset has probability 1/C(K, d).
@@ -170,16 +171,19 @@ public final class HammingCap {
         return out;
     }
 
-    /** The distance j ≥ from whose cumulative C(K, ·) first exceeds u: P(j) = C(K, j)/total exactly. */
-    private int distance(BigInteger u, int from) {
-        BigInteger left = u;
-        for (int j = from; j < bits; j++) {
-            if (left.compareTo(binomial[j]) < 0) {
+    /**
+     * A distance j in [from, to] with P(j) = C(K, j)/total exactly, total = Σ C(K, j) over the
+     * range: stop at j with probability C(K, j)/(what is left of the total), one exact coin per step.
+     */
+    private int distance(Bits coins, int from, int to, BigInteger total) {
+        BigInteger left = total;
+        for (int j = from; j < to; j++) {
+            if (coins.bernoulli(binomial[j], left)) {
                 return j;
             }
             left = left.subtract(binomial[j]);
         }
-        return bits;
+        return to;
     }
 
     public int bits() {
