@@ -73,11 +73,7 @@ public final class ExactCoins {
      * Bernoulli(γ/K) successes; P(K odd) = Σ (−γ)^k/k! = e^-γ.
      */
     public static boolean bernoulliExpAtMostOne(long num, long den, Bits bits) {
-        long k = 1;
-        while (bits.bernoulli(num, Math.multiplyExact(den, k))) {
-            k++;
-        }
-        return (k & 1) == 1;
+        return bits.bernoulliExpAtMostOne(num, den);
     }
 
     /** Bernoulli(exp(−num/den)) for any num ≥ 0: one e^-1 coin per whole unit of γ, then the rest. */
@@ -197,6 +193,19 @@ public final class ExactCoins {
         /** Bernoulli(num/den) for 0 ≤ num ≤ den. */
         public boolean bernoulli(long num, long den) {
             return uniform(den) < num;
+        }
+
+        /**
+         * Bernoulli(exp(−num/den)) for 0 ≤ num ≤ den, CKS Algorithm 1 on {@link #bernoulli} coins
+         * (see {@link ExactCoins#bernoulliExpAtMostOne}); a primitive here so that a test can check
+         * it once and then treat it as one coin.
+         */
+        public boolean bernoulliExpAtMostOne(long num, long den) {
+            long k = 1;
+            while (bernoulli(num, Math.multiplyExact(den, k))) {
+                k++;
+            }
+            return (k & 1) == 1;
         }
 
         /** Bernoulli(num/den) for 0 ≤ num ≤ den, big integers. */

@@ -95,12 +95,34 @@ public final class CoinTree {
     }
 
     private static final Q THOUSANDTH_MORE = Q.of(1001, 1000);
+    private static final Map<Q, Q[]> EXP_NEG = new java.util.concurrent.ConcurrentHashMap<>();
 
     private CoinTree() {
     }
 
     /** Every path of the sampler heavier than the cutoff, the rest counted as unexplored. */
     public static <T> Result<T> enumerate(Function<ExactCoins.Bits, T> sampler, Q cutoff, Mutation mutation) {
+        return enumerate(sampler, cutoff, mutation, false);
+    }
+
+    /**
+     * @param rawBitsOnly script only {@link ExactCoins.Bits#bits}: uniforms and coins then run the
+     *                    production code (rejection from raw bits), so the tree checks it too
+     */
+    public static <T> Result<T> enumerate(Function<ExactCoins.Bits, T> sampler, Q cutoff, Mutation mutation,
+                                          boolean rawBitsOnly) {
+        return enumerate(sampler, cutoff, mutation, rawBitsOnly, false);
+    }
+
+    /**
+     * @param expCoins treat {@link ExactCoins.Bits#bernoulliExpAtMostOne} as one coin whose rate
+     *                 e^{−γ} is bracketed in rationals [lo, hi]: true with weight lo, false with
+     *                 1 − hi, and hi − lo counted as unexplored (checked on its own coins elsewhere).
+     *                 Without it the tree splits on every coin inside, and the paths that give the
+     *                 same result are never merged, so deep checks of the Laplace could not finish.
+     */
+    public static <T> Result<T> enumerate(Function<ExactCoins.Bits, T> sampler, Q cutoff, Mutation mutation,
+                                          boolean rawBitsOnly, boolean expCoins) {
         Map<T, Q> out = new HashMap<>();
         Q unexplored = Q.ZERO;
         long paths = 0;
@@ -108,11 +130,16 @@ public final class CoinTree {
         stack.push(new Node(new int[0], Q.ONE));
         while (!stack.isEmpty()) {
             Node n = stack.pop();
-            Scripted s = new Scripted(n.choices, mutation);
+            Scripted s = new Scripted(n.choices, mutation, rawBitsOnly, expCoins);
             T outcome;
             try {
                 outcome = sampler.apply(s);
             } catch (Branch b) {
+                Q leak = Q.ONE;
+                for (Q w : b.weights) {
+                    leak = leak.minus(w);
+                }
+                unexplored = unexplored.plus(n.weight.times(leak));
                 for (int i = 0; i < b.weights.length; i++) {
                     if (b.weights[i].num.signum() == 0) {
                         continue;
@@ -153,11 +180,30 @@ public final class CoinTree {
     private static final class Scripted extends ExactCoins.Bits {
         private final int[] choices;
         private final Mutation mutation;
+        private final boolean rawBitsOnly;
+        private final boolean expCoins;
         private int position;
 
-        Scripted(int[] choices, Mutation mutation) {
+        Scripted(int[] choices, Mutation mutation, boolean rawBitsOnly, boolean expCoins) {
             this.choices = choices;
             this.mutation = mutation;
+            this.rawBitsOnly = rawBitsOnly;
+            this.expCoins = expCoins;
+        }
+
+        @Override
+        public boolean bernoulliExpAtMostOne(long num, long den) {
+            if (!expCoins) {
+                return super.bernoulliExpAtMostOne(num, den);
+            }
+            Q[] rate = EXP_NEG.computeIfAbsent(Q.of(num, den), x -> dyadic(expNegBounds(x)));
+            Q lo = rate[0];
+            Q hi = rate[1];
+            if (mutation == Mutation.COIN_RATE && num > 0) {
+                lo = lo.times(THOUSANDTH_MORE);
+                hi = hi.times(THOUSANDTH_MORE);
+            }
+            return next(new int[] {1, 0}, new Q[] {lo, Q.ONE.minus(hi)}) == 1;
         }
 
         private int next(int[] values, Q[] weights) {
@@ -192,6 +238,9 @@ public final class CoinTree {
 
         @Override
         public long uniform(long n) {
+            if (rawBitsOnly) {
+                return super.uniform(n);
+            }
             if (n < 1) {
                 throw new IllegalArgumentException("need n >= 1, was " + n);
             }
@@ -214,11 +263,17 @@ public final class CoinTree {
 
         @Override
         public boolean bernoulli(long num, long den) {
+            if (rawBitsOnly) {
+                return super.bernoulli(num, den);
+            }
             return bernoulli(BigInteger.valueOf(num), BigInteger.valueOf(den));
         }
 
         @Override
         public boolean bernoulli(BigInteger num, BigInteger den) {
+            if (rawBitsOnly) {
+                return super.bernoulli(num, den);
+            }
             if (num.signum() < 0 || num.compareTo(den) > 0) {
                 throw new IllegalArgumentException("need 0 <= num <= den, was " + num + "/" + den);
             }
@@ -231,6 +286,42 @@ public final class CoinTree {
             }
             return next(new int[] {1, 0}, new Q[] {p, Q.ONE.minus(p)}) == 1;
         }
+    }
+
+    /**
+     * Null when the enumerated law matches a closed form on the integers [from, to]: for each k the
+     * bracket [explored(k), explored(k) + unexplored] meets the closed form's bracket
+     * {@code pmf.apply(k)} = [lo, hi], and the unexplored mass is at most 1e-5 of the smallest
+     * checked probability, so an error of 0.1 % (or a hundred times less) cannot hide in it;
+     * otherwise what failed.
+     */
+    public static String checkPmf(Result<Long> r, java.util.function.LongFunction<Q[]> pmf, long from, long to) {
+        Q slack = r.unexplored();
+        for (long k = from; k <= to; k++) {
+            Q[] exact = pmf.apply(k);
+            if (slack.compareTo(exact[0].times(Q.of(1, 100_000))) > 0) {
+                return "too shallow: unexplored mass " + slack + " against P(" + k + ") = " + exact[0];
+            }
+            Q p = r.probability(k);
+            if (p.compareTo(exact[1]) > 0 || p.plus(slack).compareTo(exact[0]) < 0) {
+                return "P(" + k + ") in [" + p + ", + " + slack + "], exact " + exact[0] + " to " + exact[1];
+            }
+        }
+        return null;
+    }
+
+    /** A bracket widened to multiples of 2^-100 (lo down, hi up): short numbers keep path weights cheap. */
+    static Q[] dyadic(Q[] b) {
+        BigInteger scale = BigInteger.ONE.shiftLeft(100);
+        BigInteger lo = b[0].num().multiply(scale).divide(b[0].den());
+        BigInteger[] hi = b[1].num().multiply(scale).divideAndRemainder(b[1].den());
+        return new Q[] {Q.of(lo, scale), Q.of(hi[1].signum() == 0 ? hi[0] : hi[0].add(BigInteger.ONE), scale)};
+    }
+
+    /** e^-x bracketed: the reciprocal of {@link #expBounds}. */
+    public static Q[] expNegBounds(Q x) {
+        Q[] b = expBounds(x, (int) (2 * x.decimal().doubleValue()) + 60);
+        return new Q[] {Q.ONE.over(b[1]), Q.ONE.over(b[0])};
     }
 
     /**
