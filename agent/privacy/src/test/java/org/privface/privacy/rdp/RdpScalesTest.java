@@ -161,15 +161,13 @@ class RdpScalesTest {
 
     /**
      * Over random cases the exact Σ Δ_k/b_k (rationals of the doubles) is at most ε and at most
-     * the stated bound; the plain closed form without the widening exceeded ε in about half of
-     * them (reported as the reference).
+     * the stated bound. (The closed form without the widening exceeded ε in 149 of these 300 cases,
+     * by up to 1.7e-14, measured before issue 34's fix.)
      */
     @Test
     void strictScalesSpendAtMostEpsilonExactlyAndTheStatedBoundCoversTheSum() {
         java.util.SplittableRandom random = new java.util.SplittableRandom(34);
-        double worstBefore = 0;
         double worstAfter = Double.NEGATIVE_INFINITY;
-        int exceededBefore = 0;
         int cases = 300;
         for (int i = 0; i < cases; i++) {
             int m = 1 + random.nextInt(128);
@@ -187,17 +185,9 @@ class RdpScalesTest {
             assertTrue(exact.compareTo(requested) <= 0, "case " + i + ": Σ Δ/b = " + exact + " > ε " + eps);
             assertTrue(exact.compareTo(CoinTree.exact(stated)) <= 0 && stated <= eps, "case " + i);
             worstAfter = Math.max(worstAfter, exact.minus(requested).decimal().doubleValue());
-            // The reference: the closed form as it was, without the widening.
-            double[] plain = plainStrict(delta, omega, eps);
-            CoinTree.Q before = sum(delta, plain);
-            if (before.compareTo(requested) > 0) {
-                exceededBefore++;
-                worstBefore = Math.max(worstBefore, before.minus(requested).decimal().doubleValue());
-            }
         }
-        System.out.printf(java.util.Locale.ROOT, "[rdp-strict] %d random cases: plain closed form above ε in %d, worst "
-                + "excess %.3g; with the widening the worst Σ Δ/b − ε is %.3g (never above)%n", cases, exceededBefore,
-                worstBefore, worstAfter);
+        System.out.printf(java.util.Locale.ROOT, "[rdp-strict] %d random cases: the worst Σ Δ/b − ε is %.3g (never above)%n",
+                cases, worstAfter);
     }
 
     private static CoinTree.Q sum(double[] delta, double[] b) {
@@ -208,17 +198,4 @@ class RdpScalesTest {
         return s;
     }
 
-    /** RdpScales.strict before issue #34: the stationary scales as doubles, no check of the sum. */
-    private static double[] plainStrict(double[] delta, double[] omega, double eps) {
-        double c = 0;
-        for (int k = 0; k < delta.length; k++) {
-            c += Math.cbrt(delta[k] * delta[k] * omega[k]);
-        }
-        c /= eps;
-        double[] b = new double[delta.length];
-        for (int k = 0; k < delta.length; k++) {
-            b[k] = c * Math.cbrt(delta[k] / omega[k]);
-        }
-        return b;
-    }
 }
