@@ -163,8 +163,19 @@ final class Mechanisms {
      */
     TrackBudget chargedBudget(SitePolicy p) {
         TrackBudget b = budget(p);
-        return b.accounting() != TrackBudget.Accounting.PURE_EPSILON ? b
-                : b.charging(forRelease(p, b.unitsPerRelease()).epsilonPerFace());
+        if (b.accounting() != TrackBudget.Accounting.PURE_EPSILON) {
+            return b;
+        }
+        FaceMechanism m;
+        try {
+            m = forRelease(p, b.unitsPerRelease());
+        } catch (RuntimeException e) {
+            // Not buildable yet (no basis, say): nothing is released until it is, and the share,
+            // charged meanwhile, is at least what any release at it states.
+            LOG.debug("mechanism for {} not built yet: the ledger charges the share", p.mechanism(), e);
+            return b;
+        }
+        return b.charging(m.epsilonPerFace());
     }
 
     /** How a policy's releases compose on a track. */
