@@ -77,7 +77,7 @@ class ExactCoinsTreeTest {
     /** The production uniform and coin, run on scripted raw bits: rejection gives every value the same exact mass. */
     @Test
     void uniformsAndCoinsFromRawBitsAreExact() {
-        for (long n = 1; n <= 13; n++) {
+        for (long n = 1; n <= 8; n++) {
             long size = n;
             // Rejection retries branch 2^k ways each, so the tree is cut at 2^-24: what it explored must
             // give every value exactly the same mass, and leave little unexplored.
@@ -101,6 +101,6 @@ class ExactCoinsTreeTest {
         Q quarter = Q.of(1, 4);
         assertNotNull(CoinTree.checkPmf(mutant, k -> new Q[] {quarter, quarter}, 0, 3));
         assertTrue(mutant.unexplored().num().signum() == 0);
-        System.out.printf(Locale.ROOT, "[exact-dp] uniform and Bernoulli from raw bits: n <= 13 checked%n");
+        System.out.printf(Locale.ROOT, "[exact-dp] uniform and Bernoulli from raw bits: n <= 8 checked%n");
     }
 }
