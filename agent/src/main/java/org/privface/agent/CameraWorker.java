@@ -125,7 +125,7 @@ final class CameraWorker {
         if (v.version() != budgetVersion) {
             // Merging the camera's overrides validates a whole policy: done once per change, not per frame.
             policy = policies.forCamera(camera, v.policy());
-            budget = Mechanisms.budget(policy);
+            budget = mechanisms.chargedBudget(policy);
             budgetVersion = v.version();
             inputless = FaceInput.needsEmbedding(policy) && !detector.landmarks();
             if (inputless) {
