@@ -98,13 +98,17 @@ public final class DeepFrontierEvaluation {
                 Map.entry("--cache", "target/embeddings"), Map.entry("--model", EmbeddingBasis.DEFAULT_MODEL),
                 Map.entry("--out", "docs/results"), Map.entry("--fit-basis", ""),
                 Map.entry("--recommended-eps", "20"), Map.entry("--mlp-eps", "20"), Map.entry("--selection", "true"),
-                Map.entry("--models", "")),
+                Map.entry("--models", ""), Map.entry("--answer", "")),
                 args);
         Path cache = Path.of(opt.get("--cache"));
         Path datasets = Path.of(opt.get("--datasets"));
         String model = opt.get("--model");
         if (!opt.get("--models").isEmpty()) { // issue 19: the networks side by side (ModelComparison)
             ModelComparison.run(List.of(opt.get("--models").split(",")), opt, datasets, cache, Path.of(opt.get("--out")));
+            return;
+        }
+        if (!opt.get("--answer").isEmpty()) { // issue 29: the answer family for the networks listed (DeepAnswer)
+            DeepAnswer.run(opt, datasets, cache, Path.of(opt.get("--out")));
             return;
         }
         EmbeddingCache pub = EmbeddingSets.load(datasets, opt.get("--public"), cache, model);
