@@ -4,6 +4,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
+import org.privface.privacy.aggregate.Sphere;
+import org.privface.privacy.fisher.FisherBasis;
+
 /**
  * What the gateway decodes a query face against: one template per enrolled person, the open-set
  * threshold, and what identifies the model and its release space. Plain data and the decoder's
@@ -70,7 +73,6 @@ public record Gallery(long version, String basisId, List<String> labels, double[
             throw new IllegalArgumentException("need as many labels as releases, and some releases");
         }
         int k = releases[0].length;
-        double[][] t = new double[classes][k];
         int[] count = new int[classes];
         for (int i = 0; i < releases.length; i++) {
             if (releases[i].length != k) {
@@ -80,22 +82,17 @@ public record Gallery(long version, String basisId, List<String> labels, double[
                 throw new IllegalArgumentException("label " + labels[i] + " outside [0, " + classes + ")");
             }
             count[labels[i]]++;
-            for (int j = 0; j < k; j++) {
-                t[labels[i]][j] += releases[i][j];
-            }
         }
+        double[][] t = FisherBasis.classMeans(releases, labels, classes);
         for (int c = 0; c < classes; c++) {
             if (count[c] == 0) {
                 throw new IllegalArgumentException("class " + c + " has no release");
             }
-            double n = Math.sqrt(Arrays.stream(t[c]).map(v -> v * v).sum());
-            if (n == 0) {
+            if (Sphere.dot(t[c], t[c]) == 0) {
                 // Releases that cancel out: any fixed unit vector keeps the model usable and public.
                 t[c][0] = 1;
-                continue;
-            }
-            for (int j = 0; j < k; j++) {
-                t[c][j] /= n;
+            } else {
+                t[c] = Sphere.normalize(t[c]);
             }
         }
         return t;
@@ -126,21 +123,15 @@ public record Gallery(long version, String basisId, List<String> labels, double[
         if (direction.length != k()) {
             throw new IllegalArgumentException("need a " + k() + "-dim direction, was " + direction.length);
         }
-        double n = 0;
         for (double v : direction) {
             if (!Double.isFinite(v)) {
                 throw new IllegalArgumentException("direction holds a non-finite value");
             }
-            n += v * v;
         }
-        n = Math.sqrt(n);
+        double n = Math.sqrt(Sphere.dot(direction, direction));
         double[] s = new double[templates.length];
         for (int c = 0; c < s.length; c++) {
-            double dot = 0;
-            for (int j = 0; j < direction.length; j++) {
-                dot += direction[j] * templates[c][j];
-            }
-            s[c] = n == 0 ? 0 : dot / n;
+            s[c] = n == 0 ? 0 : Sphere.dot(direction, templates[c]) / n;
         }
         return s;
     }
