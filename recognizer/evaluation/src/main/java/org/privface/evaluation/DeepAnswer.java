@@ -38,7 +38,8 @@ import org.privface.privacy.embedding.EmbeddingMechanism.Preset;
  * size on a basis fitted on the even-numbered people only. The even-numbered people are the
  * evaluation's calibration strangers (the open-set threshold, at least 20/FPIR of them). FPIR is
  * measured on strangers outside {@code lfw-public} and outside the enrolled set: lfw139's faces for
- * lfw5 and ORL, lfw5's for lfw139.
+ * lfw5 and ORL, lfw5's for lfw139; and, as a diagnostic, on lfw-public's odd-numbered people, who
+ * like the calibration strangers took part in the shipped basis's fit.
  *
  * <pre>mvn -B -q -Pdeep-eval install -DskipTests -Deval.args="--answer dlib,fr_feature"</pre>
  * Writes deep-answer.csv, deep-answer-selection.csv and deep-answer-*.png.
@@ -66,7 +67,7 @@ final class DeepAnswer {
     /** One network's data: the public set split three ways and the evaluation sets. */
     record Data(String network, EmbeddingCache selectionPeople, EmbeddingCache selectionStrangers,
                 EmbeddingCache calibration, EmbeddingBasis halfBasis, Map<String, EmbeddingCache> sets,
-                Map<String, EmbeddingCache> measured) {
+                Map<String, EmbeddingCache> measured, EmbeddingCache publicOdd) {
     }
 
     static void run(Map<String, String> opt, Path datasets, Path cache, Path out) throws IOException {
@@ -116,7 +117,10 @@ final class DeepAnswer {
                 measured.put(m, sets.containsKey(m) ? sets.get(m) : EmbeddingSets.load(datasets, m, cache, network));
             }
         }
-        return new Data(network, pub.subset(galleryPeople), pub.subset(strangers), calibration, half, sets, measured);
+        List<Integer> odd = new ArrayList<>(galleryPeople);
+        odd.addAll(strangers);
+        return new Data(network, pub.subset(galleryPeople), pub.subset(strangers), calibration, half, sets, measured,
+                pub.subset(odd));
     }
 
     /** Where a set's FPIR is measured: LFW people outside lfw-public and outside the set. */
@@ -290,16 +294,19 @@ final class DeepAnswer {
     record Row(String network, String set, int people, double epsilon, int seed, int k, int radius,
                double enrollEpsilon, double queryEpsilon, double keep, double decoderAccuracy, double accuracy,
                double f1, double vectorF1, double threshold, int calibrationStrangers, double calibrationRate,
-               String measuredOn, int measuredStrangers, double fpir, double fpirLower, double fpirUpper, double fnir) {
+               String measuredOn, int measuredStrangers, double fpir, double fpirLower, double fpirUpper, double fnir,
+               int publicOddStrangers, double publicOddFpir) {
         static final String HEADER = "network,set,people,epsilon,seed,k,radius,epsilon_enrollment,epsilon_query,"
                 + "rr_keep,decoder_accuracy,accuracy,f1,sign_cap_vector_f1,threshold,calibration_strangers,"
-                + "calibration_decoder_rate,fpir_measured_on,measured_strangers,fpir,fpir_low95,fpir_high95,fnir";
+                + "calibration_decoder_rate,fpir_measured_on,measured_strangers,fpir,fpir_low95,fpir_high95,fnir,"
+                + "public_odd_strangers,public_odd_fpir";
 
         String csv() {
             return String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%d,%.6f,%.6f,%.6f,%.4f,%.4f,%.4f,%.4f,%.6f,%d,%.5f,%s,%d,"
-                            + "%.5f,%.5f,%.5f,%.4f", network, set, people, fmt(epsilon), seed, k, radius, enrollEpsilon,
-                    queryEpsilon, keep, decoderAccuracy, accuracy, f1, vectorF1, threshold, calibrationStrangers,
-                    calibrationRate, measuredOn, measuredStrangers, fpir, fpirLower, fpirUpper, fnir);
+                            + "%.5f,%.5f,%.5f,%.4f,%d,%.5f", network, set, people, fmt(epsilon), seed, k, radius,
+                    enrollEpsilon, queryEpsilon, keep, decoderAccuracy, accuracy, f1, vectorF1, threshold,
+                    calibrationStrangers, calibrationRate, measuredOn, measuredStrangers, fpir, fpirLower, fpirUpper, fnir,
+                    publicOddStrangers, publicOddFpir);
         }
     }
 
@@ -338,6 +345,10 @@ final class DeepAnswer {
                     double[][] strangers = directions(m, measured.x());
                     long named = Arrays.stream(strangers).filter(q -> rr.release(open.decode(q)) != c).count();
                     double[] ci = Gallery.wilson(named, strangers.length);
+                    // Diagnostic: the same threshold on lfw-public's odd-numbered people, who (like the
+                    // calibration strangers) were in the shipped basis's fit.
+                    double[][] odd = directions(m, d.publicOdd().x());
+                    long oddNamed = Arrays.stream(odd).filter(q -> rr.release(open.decode(q)) != c).count();
                     int misses = 0;
                     for (int i = 0; i < test.length; i++) {
                         misses += rr.release(open.decode(test[i])) != yTest[i] ? 1 : 0;
@@ -351,7 +362,7 @@ final class DeepAnswer {
                     rows.add(new Row(d.network(), set, c, eps, s, p.k(), p.radius(), m.epsilonPerFace(), rr.epsilon(),
                             rr.keepProbability(), decoderAccuracy, closed.accuracy(), closed.f1(), vectorF1, th.value(),
                             (int) th.strangers(), th.rate(), measuredOn, strangers.length, named / (double) strangers.length,
-                            ci[0], ci[1], misses / (double) test.length));
+                            ci[0], ci[1], misses / (double) test.length, odd.length, oddNamed / (double) odd.length));
                     progress.step(d.network() + " " + set + " ε" + fmt(eps) + " seed " + s);
                 }
             }

@@ -47,7 +47,8 @@ import org.privface.recognizer.model.MlpTrainer;
  * {@code --recommended-eps}.
  *
  * <pre>mvn -B -q -Pdeep-eval install -DskipTests [-Deval.args="--sets lfw5 --seeds 1"]</pre>
- * With {@code --models fr_feature,dlib} it compares the embedding networks instead ({@link ModelComparison}).
+ * With {@code --models fr_feature,dlib} it compares the embedding networks instead ({@link ModelComparison});
+ * with {@code --answer dlib,fr_feature} it runs the answer release instead ({@link DeepAnswer}).
  */
 public final class DeepFrontierEvaluation {
     static final double TRAIN_FRACTION = 0.7;
