@@ -50,7 +50,8 @@ import org.privface.recognizer.model.NearestMean;
  *
  * <pre>mvn -B -q -Pdeep-eval install -DskipTests [-Deval.args="--sets lfw5 --seeds 1"]</pre>
  * {@code --frontier false --selection false} runs the open set alone.
- * With {@code --models fr_feature,dlib} it compares the embedding networks instead ({@link ModelComparison}).
+ * With {@code --models fr_feature,dlib} it compares the embedding networks instead ({@link ModelComparison});
+ * with {@code --answer dlib,fr_feature} it runs the answer release instead ({@link DeepAnswer}).
  */
 public final class DeepFrontierEvaluation {
     static final double TRAIN_FRACTION = 0.7;
@@ -106,13 +107,17 @@ public final class DeepFrontierEvaluation {
                 Map.entry("--cache", "target/embeddings"), Map.entry("--model", EmbeddingBasis.DEFAULT_MODEL),
                 Map.entry("--out", "docs/results"), Map.entry("--fit-basis", ""),
                 Map.entry("--recommended-eps", "20"), Map.entry("--mlp-eps", "20"), Map.entry("--selection", "true"),
-                Map.entry("--models", ""), Map.entry("--frontier", "true")),
+                Map.entry("--models", ""), Map.entry("--frontier", "true"), Map.entry("--answer", "")),
                 args);
         Path cache = Path.of(opt.get("--cache"));
         Path datasets = Path.of(opt.get("--datasets"));
         String model = opt.get("--model");
         if (!opt.get("--models").isEmpty()) { // issue 19: the networks side by side (ModelComparison)
             ModelComparison.run(List.of(opt.get("--models").split(",")), opt, datasets, cache, Path.of(opt.get("--out")));
+            return;
+        }
+        if (!opt.get("--answer").isEmpty()) { // issue 29: the answer family for the networks listed (DeepAnswer)
+            DeepAnswer.run(opt, datasets, cache, Path.of(opt.get("--out")));
             return;
         }
         EmbeddingCache pub = EmbeddingSets.load(datasets, opt.get("--public"), cache, model);

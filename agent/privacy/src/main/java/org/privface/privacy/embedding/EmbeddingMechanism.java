@@ -163,7 +163,8 @@ public final class EmbeddingMechanism implements FaceMechanism {
                 epsilon, drbg());
     }
 
-    static SecureRandom drbg() {
+    /** The JDK's NIST DRBG, seeded by the system. */
+    public static SecureRandom drbg() {
         try {
             return SecureRandom.getInstance("DRBG");
         } catch (java.security.NoSuchAlgorithmException e) {

@@ -1,0 +1,215 @@
+package org.privface.privacy.answer;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+import org.privface.privacy.aggregate.Sphere;
+import org.privface.privacy.fisher.FisherBasis;
+
+/**
+ * What the gateway decodes a query face against: one template per enrolled person, the open-set
+ * threshold, and what identifies the model and its release space. Plain data and the decoder's
+ * arithmetic; the wire form, signature and topic belong to its users.
+ *
+ * <p>Templates are the class means of the enrollment releases (the vectors a
+ * {@code sign-cap} release publishes, already public under their own ε), scaled to unit length: a
+ * template is post-processing of public releases, and so is the threshold, calibrated on public
+ * strangers ({@link #calibrate}). The query is its raw public projection's unit direction
+ * ({@code EmbeddingMechanism.direction}, the same basis and k as the enrollment: {@link #basisId}),
+ * which never leaves the gateway; only {@link RandomizedResponse}'s output does.
+ *
+ * @param version   increases with each new model of a site
+ * @param basisId   the enrollment releases' space ({@code EmbeddingMechanism.releaseSpace()}, e.g.
+ *                  {@code fr_feature-e03564a54e1fc106.k24}); the gateway decodes only with the
+ *                  projection that has this id
+ * @param labels    the C enrolled people, index = identity
+ * @param templates C × k unit vectors
+ * @param threshold a query is named only when its best cosine exceeds it; −∞ for closed set,
+ *                  +∞ names nobody
+ */
+public record Gallery(long version, String basisId, List<String> labels, double[][] templates, double threshold) {
+    public Gallery {
+        Objects.requireNonNull(basisId, "basisId");
+        labels = List.copyOf(labels);
+        if (labels.isEmpty() || templates.length != labels.size()) {
+            throw new IllegalArgumentException("need one template per label and at least one, were " + templates.length
+                    + " and " + labels.size());
+        }
+        int k = templates[0].length;
+        double[][] copy = new double[templates.length][];
+        for (int c = 0; c < templates.length; c++) {
+            if (templates[c].length != k || k == 0) {
+                throw new IllegalArgumentException("templates must all have the same, positive length");
+            }
+            double n = 0;
+            for (double v : templates[c]) {
+                if (!Double.isFinite(v)) {
+                    throw new IllegalArgumentException("template " + c + " holds a non-finite value");
+                }
+                n += v * v;
+            }
+            if (Math.abs(Math.sqrt(n) - 1) > 1e-6) {
+                throw new IllegalArgumentException("template " + c + " is not a unit vector (length " + Math.sqrt(n) + ")");
+            }
+            copy[c] = templates[c].clone();
+        }
+        templates = copy;
+        if (Double.isNaN(threshold)) {
+            throw new IllegalArgumentException("threshold is NaN");
+        }
+    }
+
+    /** Templates from enrollment releases (release i belongs to person releaseLabels[i]); threshold −∞. */
+    public static Gallery fromReleases(long version, String basisId, List<String> labels, double[][] releases,
+                                       int[] releaseLabels) {
+        return new Gallery(version, basisId, labels, templates(releases, releaseLabels, labels.size()),
+                Double.NEGATIVE_INFINITY);
+    }
+
+    /** Per class, the mean of its releases scaled to unit length; every class needs a release. */
+    public static double[][] templates(double[][] releases, int[] labels, int classes) {
+        if (releases.length != labels.length || releases.length == 0) {
+            throw new IllegalArgumentException("need as many labels as releases, and some releases");
+        }
+        int k = releases[0].length;
+        int[] count = new int[classes];
+        for (int i = 0; i < releases.length; i++) {
+            if (releases[i].length != k) {
+                throw new IllegalArgumentException("release " + i + " has length " + releases[i].length + ", not " + k);
+            }
+            if (labels[i] < 0 || labels[i] >= classes) {
+                throw new IllegalArgumentException("label " + labels[i] + " outside [0, " + classes + ")");
+            }
+            count[labels[i]]++;
+        }
+        double[][] t = FisherBasis.classMeans(releases, labels, classes);
+        for (int c = 0; c < classes; c++) {
+            if (count[c] == 0) {
+                throw new IllegalArgumentException("class " + c + " has no release");
+            }
+            if (Sphere.dot(t[c], t[c]) == 0) {
+                // Releases that cancel out: any fixed unit vector keeps the model usable and public.
+                t[c][0] = 1;
+            } else {
+                t[c] = Sphere.normalize(t[c]);
+            }
+        }
+        return t;
+    }
+
+    /** A copy of the templates (the record keeps its own). */
+    @Override
+    public double[][] templates() {
+        return Arrays.stream(templates).map(double[]::clone).toArray(double[][]::new);
+    }
+
+    public Gallery withThreshold(double t) {
+        return new Gallery(version, basisId, labels, templates, t);
+    }
+
+    /** C, the number of enrolled people; {@link #decode} answers C for unknown. */
+    public int identities() {
+        return labels.size();
+    }
+
+    /** k, the length of a template and of the query's direction. */
+    public int k() {
+        return templates[0].length;
+    }
+
+    /** Cosine of the query's direction to each template. */
+    public double[] scores(double[] direction) {
+        if (direction.length != k()) {
+            throw new IllegalArgumentException("need a " + k() + "-dim direction, was " + direction.length);
+        }
+        for (double v : direction) {
+            if (!Double.isFinite(v)) {
+                throw new IllegalArgumentException("direction holds a non-finite value");
+            }
+        }
+        double n = Math.sqrt(Sphere.dot(direction, direction));
+        double[] s = new double[templates.length];
+        for (int c = 0; c < s.length; c++) {
+            s[c] = n == 0 ? 0 : Sphere.dot(direction, templates[c]) / n;
+        }
+        return s;
+    }
+
+    /** The identity whose template is closest in cosine, or C (unknown) when that cosine does not exceed the threshold. */
+    public int decode(double[] direction) {
+        double[] s = scores(direction);
+        int best = 0;
+        for (int c = 1; c < s.length; c++) {
+            if (s[c] > s[best]) {
+                best = c;
+            }
+        }
+        return s[best] > threshold ? best : identities();
+    }
+
+    /** The best cosine to any template: what the threshold is compared with. */
+    public double bestScore(double[] direction) {
+        return Arrays.stream(scores(direction)).max().orElseThrow();
+    }
+
+    /**
+     * The smallest threshold that lets at most ⌊rate·n⌋ of n public strangers through (named when
+     * the best cosine exceeds it), with their measured rate and its 95 % Wilson interval. A rate
+     * at or below 0 gives +∞ (name nobody). For the rate a release should have, pass
+     * {@link RandomizedResponse#decoderFalsePositiveRate}.
+     */
+    public Threshold calibrate(double[][] strangerDirections, double rate) {
+        if (strangerDirections.length == 0) {
+            throw new IllegalArgumentException("need strangers to calibrate on");
+        }
+        double[] s = Arrays.stream(strangerDirections).mapToDouble(this::bestScore).sorted().toArray();
+        double t;
+        if (!(rate > 0)) {
+            t = Double.POSITIVE_INFINITY;
+        } else {
+            int allowed = (int) Math.min(s.length, Math.floor(rate * s.length));
+            t = allowed >= s.length ? Double.NEGATIVE_INFINITY : s[s.length - 1 - allowed];
+        }
+        double threshold = t;
+        long accepted = Arrays.stream(s).filter(v -> v > threshold).count();
+        return Threshold.of(threshold, accepted, s.length, rate);
+    }
+
+    /**
+     * A calibrated threshold.
+     *
+     * @param value     the threshold
+     * @param accepted  strangers whose best cosine exceeds it
+     * @param strangers how many were used
+     * @param target    the decoder rate asked for
+     * @param rate      accepted/strangers
+     * @param lower     95 % Wilson interval of the rate
+     * @param upper     ditto
+     */
+    public record Threshold(double value, long accepted, long strangers, double target, double rate, double lower,
+                            double upper) {
+        static Threshold of(double value, long accepted, long n, double target) {
+            double[] w = wilson(accepted, n);
+            return new Threshold(value, accepted, n, target, accepted / (double) n, w[0], w[1]);
+        }
+
+        /** At least 20/rate strangers: enough that about 20 of them set the threshold. */
+        public boolean enoughStrangers() {
+            return target <= 0 || strangers >= 20 / target;
+        }
+    }
+
+    /** The 95 % Wilson score interval of a proportion x/n. */
+    public static double[] wilson(long x, long n) {
+        if (n <= 0 || x < 0 || x > n) {
+            throw new IllegalArgumentException("need 0 ≤ x ≤ n, n > 0, was " + x + "/" + n);
+        }
+        double z = 1.959963984540054;
+        double p = x / (double) n;
+        double z2n = z * z / n;
+        double centre = (p + z2n / 2) / (1 + z2n);
+        double half = z / (1 + z2n) * Math.sqrt(p * (1 - p) / n + z2n / (4 * n));
+        return new double[] {Math.max(0, centre - half), Math.min(1, centre + half)};
+    }
+}

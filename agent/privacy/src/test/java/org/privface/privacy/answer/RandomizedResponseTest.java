@@ -1,0 +1,256 @@
+package org.privface.privacy.answer;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.privface.privacy.ExactExp;
+import org.privface.privacy.SeededRandom;
+
+class RandomizedResponseTest {
+    static final double[] PRODUCTION_EPSILONS = {1, 2, 5, 10, 20, 50};
+
+    /** An exact fraction, always reduced. */
+    record Fraction(BigInteger num, BigInteger den) {
+        static final Fraction ONE = new Fraction(BigInteger.ONE, BigInteger.ONE);
+
+        static Fraction of(BigInteger n, BigInteger d) {
+            BigInteger g = n.gcd(d);
+            return g.signum() == 0 ? new Fraction(BigInteger.ZERO, BigInteger.ONE) : new Fraction(n.divide(g), d.divide(g));
+        }
+
+        Fraction times(long n, long d) {
+            return of(num.multiply(BigInteger.valueOf(n)), den.multiply(BigInteger.valueOf(d)));
+        }
+
+        Fraction plus(Fraction o) {
+            return of(num.multiply(o.den).add(o.num.multiply(den)), den.multiply(o.den));
+        }
+
+        int compareTo(Fraction o) {
+            return num.multiply(o.den).compareTo(o.num.multiply(den));
+        }
+    }
+
+    /**
+     * Walks every outcome of every draw the sampler makes (depth first, replaying a path of
+     * choices), weighting each path by the exact probability of its choices.
+     */
+    static final class Enumerator implements ExactDraws {
+        private final List<long[]> path = new ArrayList<>(); // {choice, branches}
+        private int position;
+        private Fraction weight = Fraction.ONE;
+
+        private long next(long branches) {
+            if (position < path.size()) {
+                return path.get(position++)[0];
+            }
+            path.add(new long[] {0, branches});
+            position++;
+            return 0;
+        }
+
+        @Override
+        public boolean bernoulli(long num, long den) {
+            boolean yes = next(2) == 0;
+            weight = weight.times(yes ? num : den - num, den);
+            return yes;
+        }
+
+        @Override
+        public long uniform(long n) {
+            long c = next(n);
+            weight = weight.times(1, n);
+            return c;
+        }
+
+        /** The exact output distribution of one release of the answer, over outputs 0 … C. */
+        Fraction[] distribution(RandomizedResponse rr, int answer) {
+            Fraction[] p = new Fraction[rr.identities() + 1];
+            java.util.Arrays.fill(p, Fraction.of(BigInteger.ZERO, BigInteger.ONE));
+            path.clear();
+            do {
+                position = 0;
+                weight = Fraction.ONE;
+                int y = rr.release(answer);
+                assertEquals(path.size(), position, "the sampler made fewer draws on a replayed path");
+                p[y] = p[y].plus(weight);
+            } while (advance());
+            return p;
+        }
+
+        private boolean advance() {
+            while (!path.isEmpty()) {
+                long[] last = path.get(path.size() - 1);
+                if (last[0] + 1 < last[1]) {
+                    last[0]++;
+                    return true;
+                }
+                path.remove(path.size() - 1);
+            }
+            return false;
+        }
+    }
+
+    /**
+     * The whole support, exactly: for C = 1 … 12 at each production ε, every answer's output
+     * distribution is enumerated through every draw; it must be κ on the answer and (1 − κ)/C on
+     * each other output, and the largest ratio between any two answers over any output, an exact
+     * fraction, must lie between e^(stated ε − 1e-12) and e^(stated ε) and never above e^(target ε).
+     */
+    @Test
+    void exactDistributionOverTheWholeSupportMeetsTheStatedEpsilon() {
+        for (int c = 1; c <= 12; c++) {
+            for (double eps : PRODUCTION_EPSILONS) {
+                Enumerator e = new Enumerator();
+                RandomizedResponse rr = RandomizedResponse.forEpsilon(c, eps, e);
+                Fraction[][] p = new Fraction[c + 1][];
+                BigInteger den = rr.channelDenominator();
+                for (int x = 0; x <= c; x++) {
+                    p[x] = e.distribution(rr, x);
+                    Fraction total = Fraction.of(BigInteger.ZERO, BigInteger.ONE);
+                    for (int y = 0; y <= c; y++) {
+                        assertEquals(Fraction.of(rr.channelNumerator(x, y), den), p[x][y], "C " + c + " ε " + eps);
+                        total = total.plus(p[x][y]);
+                    }
+                    assertEquals(Fraction.ONE, total);
+                }
+                Fraction worst = Fraction.ONE;
+                for (int x = 0; x <= c; x++) {
+                    for (int x2 = 0; x2 <= c; x2++) {
+                        for (int y = 0; y <= c; y++) {
+                            Fraction ratio = Fraction.of(p[x][y].num().multiply(p[x2][y].den()),
+                                    p[x][y].den().multiply(p[x2][y].num()));
+                            if (ratio.compareTo(worst) > 0) {
+                                worst = ratio;
+                            }
+                        }
+                    }
+                }
+                BigDecimal wn = new BigDecimal(worst.num());
+                BigDecimal wd = new BigDecimal(worst.den());
+                double stated = rr.epsilon();
+                assertTrue(stated <= eps, "stated ε " + stated + " above the target " + eps);
+                assertTrue(ExactExp.lower(stated).multiply(wd).compareTo(wn) >= 0, "ratio above e^stated, C " + c + " ε " + eps);
+                assertTrue(ExactExp.lower(eps).multiply(wd).compareTo(wn) >= 0, "ratio above e^target");
+                assertTrue(ExactExp.upper(stated - 1e-12 * stated).multiply(wd).compareTo(wn) < 0,
+                        "stated ε more than rounding above the true one, C " + c + " ε " + eps);
+                if (eps <= 40) {
+                    assertEquals(eps, stated, 1e-9, "the 2^-62 grid costs next to nothing below its cap");
+                } else {
+                    assertEquals(Math.log(((1L << 62) - 1) * (double) c), stated, 1e-9, "at the grid's cap");
+                }
+            }
+        }
+    }
+
+    @Test
+    void keepProbabilityIsTheOptimalOne() {
+        RandomizedResponse rr = RandomizedResponse.forEpsilon(14, 10, SeededRandomDraws.of(1));
+        assertEquals(Math.exp(10) / (Math.exp(10) + 14), rr.keepProbability(), 1e-12);
+        assertEquals(14, rr.identities());
+    }
+
+    /**
+     * The estimator is unbiased: fed the exact expected output counts of a known population it
+     * returns that population (linear, so expectation goes through).
+     */
+    @Test
+    void countEstimateInvertsTheChannel() {
+        for (int c : new int[] {1, 3, 12}) {
+            for (double eps : PRODUCTION_EPSILONS) {
+                RandomizedResponse rr = RandomizedResponse.forEpsilon(c, eps, SeededRandomDraws.of(2));
+                long[] truth = new long[c + 1];
+                for (int x = 0; x <= c; x++) {
+                    truth[x] = 7L * x + 3;
+                }
+                double[] expected = new double[c + 1];
+                for (int y = 0; y <= c; y++) {
+                    BigDecimal sum = BigDecimal.ZERO;
+                    for (int x = 0; x <= c; x++) {
+                        sum = sum.add(new BigDecimal(rr.channelNumerator(x, y).multiply(BigInteger.valueOf(truth[x]))));
+                    }
+                    expected[y] = sum.divide(new BigDecimal(rr.channelDenominator()), java.math.MathContext.DECIMAL128)
+                            .doubleValue();
+                }
+                double[] t = rr.estimateCounts(expected);
+                for (int x = 0; x <= c; x++) {
+                    assertEquals(truth[x], t[x], 1e-6 * truth[x], "C " + c + " ε " + eps);
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> RandomizedResponse.forEpsilon(3, 1, SeededRandomDraws.of(1)).estimateCounts(new double[3]));
+    }
+
+    /**
+     * The production path (DRBG bits through {@link ExactDraws#secure}): 200,000 releases of one
+     * answer at C = 4, ε = 1 against the exact distribution (chi-square, 4 degrees of freedom,
+     * 1e-6 quantile about 33), and the same counts must reject a channel with another κ; the
+     * estimator recovers the count.
+     */
+    @Test
+    void secureSamplerMatchesTheChannelAndANegativeControlIsRejected() {
+        int c = 4;
+        RandomizedResponse rr = RandomizedResponse.forEpsilon(c, 1, ExactDraws.secure(SeededRandom.of(11)));
+        int n = 200_000;
+        double[] counts = new double[c + 1];
+        for (int i = 0; i < n; i++) {
+            counts[rr.release(2)]++;
+        }
+        double keep = rr.keepProbability();
+        assertTrue(chi(counts, 2, keep, n) < 33, "chi-square " + chi(counts, 2, keep, n));
+        assertTrue(chi(counts, 2, keep - 0.02, n) > 33, "negative control not rejected");
+        double[] t = rr.estimateCounts(counts);
+        assertEquals(n, t[2], 6 * Math.sqrt(n));
+        assertEquals(0, t[0], 6 * Math.sqrt(n));
+    }
+
+    static double chi(double[] counts, int answer, double keep, int n) {
+        double chi = 0;
+        for (int y = 0; y < counts.length; y++) {
+            double e = n * (y == answer ? keep : (1 - keep) / (counts.length - 1));
+            chi += (counts[y] - e) * (counts[y] - e) / e;
+        }
+        return chi;
+    }
+
+    @Test
+    void falsePositiveRatesConvertBothWays() {
+        RandomizedResponse rr = RandomizedResponse.forEpsilon(5, 10, SeededRandomDraws.of(1));
+        double t = rr.decoderFalsePositiveRate(0.01);
+        assertEquals(0.01, rr.releasedFalsePositiveRate(t), 1e-12);
+        assertTrue(t < 0.01 && t > 0.009);
+        // At ε 5 with 5 people a rejected stranger is named with probability 5/(e^5 + 5) > 1 %: unreachable.
+        assertTrue(RandomizedResponse.forEpsilon(5, 5, SeededRandomDraws.of(1)).decoderFalsePositiveRate(0.01) < 0);
+    }
+
+    @Test
+    void badInputIsRefused() {
+        ExactDraws d = SeededRandomDraws.of(1);
+        assertThrows(IllegalArgumentException.class, () -> RandomizedResponse.forEpsilon(0, 1, d));
+        assertThrows(IllegalArgumentException.class, () -> RandomizedResponse.forEpsilon(3, 0, d));
+        assertThrows(IllegalArgumentException.class, () -> RandomizedResponse.forEpsilon(3, Double.NaN, d));
+        assertThrows(IllegalArgumentException.class, () -> RandomizedResponse.forEpsilon(3, 1e-30, d));
+        // κ = 1/4 with 3 identities is exactly uniform over 4 outputs: not a response at all.
+        assertThrows(IllegalArgumentException.class, () -> new RandomizedResponse(3, 1L << 60, d));
+        RandomizedResponse rr = RandomizedResponse.forEpsilon(3, 1, d);
+        assertThrows(IllegalArgumentException.class, () -> rr.release(4));
+        assertThrows(IllegalArgumentException.class, () -> rr.release(-1));
+        assertArrayEquals(new double[] {0, 0, 0, 0}, rr.estimateCounts(new double[4]));
+    }
+
+    /** Production draws from a seeded generator, so the statistical tests reproduce. */
+    static final class SeededRandomDraws {
+        static ExactDraws of(long seed) {
+            return ExactDraws.secure(SeededRandom.of(seed));
+        }
+    }
+}
