@@ -39,7 +39,13 @@ public final class YunetPin {
     static Optional<Path> check(String configured) {
         Optional<Path> model = FaceModels.findYunet(configured);
         model.ifPresent(p -> {
-            FaceModels.verify(p, FaceModels.YUNET_SHA256);
+            try {
+                FaceModels.verify(p, FaceModels.YUNET_SHA256);
+            } catch (IllegalStateException e) {
+                throw new IllegalStateException("the agent does not start on this YuNet: " + e.getMessage()
+                        + ". Provide face_detection_yunet_2023mar.onnx (OpenCV's model zoo; in k8s the ConfigMap"
+                        + " privface-face-models, k8s/README.md \"Face models\"), or choose another detector", e);
+            }
             LOG.info("YuNet model {}: SHA-256 {} as pinned", p.toAbsolutePath(), FaceModels.YUNET_SHA256);
         });
         return model;
