@@ -160,7 +160,9 @@ class ImageSmokeTest {
             assertEquals("EMBEDDING", f.getMechanism().getName());
             assertTrue(f.getMechanism().getSensitivityMode().startsWith("sign-cap"), f.getMechanism().getSensitivityMode());
             assertTrue(f.getMechanism().getBasisId().startsWith("dlib-"), "dlib's public basis: " + f.getMechanism().getBasisId());
-            assertEquals(EPSILON, f.getMechanism().getEpsilonPerFace(), 1e-9, "every record states the ε it spent");
+            // The sign-cap preset's exact ε (ln of its rational p and code count) is a hair under 20: 19.9999999955.
+            double eps = f.getMechanism().getEpsilonPerFace();
+            assertTrue(eps <= EPSILON && eps > EPSILON - 1e-6, "every record states the ε it spent: " + eps);
         }
 
         Map<String, RecognitionResult> results = Demo.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS), (int) queries,
@@ -172,7 +174,7 @@ class ImageSmokeTest {
                 + tail(work.resolve("recognizer.log")));
         for (RecognitionResult r : results.values()) {
             assertNotNull(r.getModelVersion(), "answered by a trained model");
-            assertEquals(EPSILON, r.getEpsilonPerFace(), 1e-9);
+            assertEquals(published.get(r.getEventId()).getMechanism().getEpsilonPerFace(), r.getEpsilonPerFace(), 0.0);
         }
         assertTrue(recognizer.isAlive(), "the recognizer still runs");
         assertEquals(200, health(recognizerPort), "recognizer /health after training");
