@@ -35,11 +35,11 @@ public class AgentSettings {
     /** Independent releases per enrolled image; each one spends the per-face ε again. */
     private int enrollReleases = 1;
     private int components = 8;
-    private String mechanism = "peep";
-    /** The mechanism's mode: a PEEP sensitivity mode, or an RDP mode. */
-    private String sensitivityMode = "l1-clip";
+    private String mechanism = "embedding";
+    /** The mechanism's mode: EMBEDDING sign-cap (default), a PEEP or FISHER sensitivity mode, or an RDP mode. */
+    private String sensitivityMode = "sign-cap";
     /** ε per track per window in the honest modes; per coordinate in the paper modes. */
-    private double epsilon = 16.0;
+    private double epsilon = 20.0;
     /** Per-track budget policy spec: "once", "max-k:k=3,every=5" or "every-n:n=10,epsilon=0.5". */
     private String budget = "once";
     private Duration window = Duration.ofMinutes(10);
@@ -60,8 +60,8 @@ public class AgentSettings {
      * half the faces under 48 px (docs/performance.md, "Edge pipeline").
      */
     private int maxDetectWidth = 0;
-    /** The face detector: haar (lightest, no landmarks), yunet or ultraface (deep, with landmarks); docs/face-stack.md. */
-    private String detector = "haar";
+    /** The face detector: yunet (default; UltraFace when its model is absent), ultraface, or haar (lightest, no landmarks); docs/face-stack.md. */
+    private String detector = "yunet";
     /** YuNet's .onnx; unset: yunet/face_detection_yunet_2023mar.onnx under FACE_MODELS (default ../shared/models). */
     private String yunetModel;
     /** Score a deep detector's face must reach; unset: the detector's default. */

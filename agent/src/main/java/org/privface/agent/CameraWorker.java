@@ -17,6 +17,7 @@ import org.opencv.core.Mat;
 import org.privface.agent.capture.Frame;
 import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
+import org.privface.agent.detect.LabelledFace;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.embed.FaceEmbedder;
@@ -139,6 +140,8 @@ final class CameraWorker {
         try {
             List<DetectedFace> found = detector.detect(detector.readsColour() ? frame.image() : grey);
             List<IouTracker.Tracked> tracked = track(found, frame);
+            int labelled = LabelledFace.index(found.stream().map(DetectedFace::box).toList(), frame.image().cols(),
+                    frame.image().rows());
             for (int i = 0; i < found.size(); i++) {
                 IouTracker.Tracked t = tracked.get(i);
                 if (inputless) {
@@ -186,7 +189,7 @@ final class CameraWorker {
                 FaceMechanism m = mechanisms.forRelease(policy, g.epsilonForThisRelease(), g.muForThisRelease());
                 Release rel = m.perturb(face.get().get());
                 PerturbedFace rec = publisher.record(rel, camera, t.trackId(), frame.capturedAt(), null, trackSection(g));
-                origins.write(rec.getEventId(), frame.origin());
+                origins.write(rec.getEventId(), frame.origin(), i == labelled);
                 if (!uplink.submit(rec)) {
                     spoolDropped.incrementAndGet();
                 }

@@ -96,12 +96,19 @@ class AgentDeepPipelineTest {
         // The ledger is complete once the agent has stopped.
         Set<String> origins = new HashSet<>();
         for (String line : Files.readAllLines(ledger)) {
-            origins.add(line.substring(line.indexOf(',') + 1));
+            origins.add(line.substring(line.indexOf(',') + 1, line.lastIndexOf(',')));
         }
         Set<String> missing = new HashSet<>(queryFiles);
         missing.removeAll(origins);
         assertTrue(queryFiles.containsAll(origins), "origins are the query images: " + origins);
         assertTrue(missing.size() <= 1, "query images that released no face: " + missing);
         assertEquals(queries, Files.readAllLines(ledger).size(), "one ledger line per query record");
+        // One face per image carries its label (LabelledFace), the others are marked apart.
+        Map<String, Long> labelled = Files.readAllLines(ledger).stream().filter(l -> l.endsWith(",labelled"))
+                .collect(java.util.stream.Collectors.groupingBy(l -> l.substring(l.indexOf(',') + 1, l.lastIndexOf(',')),
+                        java.util.stream.Collectors.counting()));
+        assertTrue(labelled.values().stream().allMatch(n -> n == 1), "one labelled face per image: " + labelled);
+        assertTrue(labelled.size() >= origins.size() - 1, "labelled images " + labelled.size() + " of " + origins.size());
+        assertTrue(Files.readAllLines(ledger).stream().allMatch(l -> l.endsWith(",labelled") || l.endsWith(",other")));
     }
 }

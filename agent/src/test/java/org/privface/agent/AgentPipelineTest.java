@@ -66,6 +66,10 @@ class AgentPipelineTest implements TestPropertyProvider {
                 Map.entry("agent.enroll-folder", synthetic().resolve("enroll").toString()),
                 Map.entry("agent.source", synthetic().resolve("query").toString()),
                 Map.entry("agent.epsilon", "16"),
+                // The pixel stack on the cascade (the shipped default is the deep stack, AgentDefaultsTest).
+                Map.entry("agent.detector", "haar"),
+                Map.entry("agent.mechanism", "peep"),
+                Map.entry("agent.sensitivity-mode", "l1-clip"),
                 Map.entry("agent.components", "12"),
                 Map.entry("agent.data-dir", DATA_DIR.toString()),
                 Map.entry("agent.floor.epsilon-max", "64"),

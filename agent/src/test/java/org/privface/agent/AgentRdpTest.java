@@ -28,7 +28,9 @@ class AgentRdpTest implements TestPropertyProvider {
     @Override
     public Map<String, String> getProperties() {
         SiteRecords.createTopics(SITE);
-        return Map.of("kafka.bootstrap.servers", RealKafka.bootstrapServers(),
+        // RDP's pixel crops on the cascade (the shipped default is the deep stack, AgentDefaultsTest).
+        Map<String, String> p = new java.util.HashMap<>(Map.of("agent.detector", "haar"));
+        p.putAll(Map.of("kafka.bootstrap.servers", RealKafka.bootstrapServers(),
                 "micronaut.server.port", "-1",
                 "agent.site-id", SITE,
                 "agent.enroll-folder", AgentPipelineTest.synthetic().resolve("enroll").toString(),
@@ -37,7 +39,8 @@ class AgentRdpTest implements TestPropertyProvider {
                 "agent.sensitivity-mode", "strict",
                 "agent.image-release", "true",
                 "agent.epsilon", "8",
-                "agent.data-dir", AgentPipelineTest.tempDir().toString());
+                "agent.data-dir", AgentPipelineTest.tempDir().toString()));
+        return p;
     }
 
     @Test

@@ -33,6 +33,8 @@ class AgentRestartTest {
                 "agent.enroll-folder", AgentPipelineTest.synthetic().resolve("enroll").toString(),
                 "agent.source", AgentPipelineTest.synthetic().resolve("query").toString(),
                 "agent.components", "8",
+                // The pixel stack on the cascade (the shipped default is the deep stack, AgentDefaultsTest).
+                "agent.detector", "haar", "agent.mechanism", "peep", "agent.sensitivity-mode", "l1-clip",
                 "agent.data-dir", dir.toString());
         long before = enrollmentRecords();
         run(props);

@@ -123,6 +123,61 @@ class WorkloadManifestsTest extends ManifestsFixture {
         }
     }
 
+    /**
+     * Every site runs the deep stack the frontier measured (YuNet, dlib, EMBEDDING sign-cap at ε 20 per
+     * face, one release per appearance), and its gateways read YuNet from the shared ConfigMap at the
+     * path they name, under the folder the image's FACE_MODELS points to; the pod template repeats the
+     * hash pinned in the agent's code, which the agent checks at start-up.
+     */
+    @Test
+    void everySiteDeploysTheDeepStackWithAMountedPinnedYunet() throws IOException {
+        DaemonSet agent = of(DaemonSet.class).stream().filter(d -> d.getSpec() != null && d.getSpec().getSelector() != null)
+                .findFirst().orElseThrow();
+        PodSpec as = agent.getSpec().getTemplate().getSpec();
+        Container c = as.getContainers().get(0);
+        String model = env(c, "AGENT_YUNET_MODEL");
+        String faceModels = matchIn(repo.resolve("agent/pom.xml"), "<FACE_MODELS>([^<]+)</FACE_MODELS>");
+        String yunetFile = matchIn(FACE_MODELS_JAVA, "YUNET_FILE = \"([^\"]+)\"");
+        assertEquals(faceModels + "/" + yunetFile, model, "YuNet where the image's FACE_MODELS looks for it");
+        String volume = mountedFrom(as, model, false);
+        var vol = as.getVolumes().stream().filter(v -> v.getName().equals(volume)).findFirst().orElseThrow();
+        assertEquals("privface-face-models", vol.getConfigMap().getName());
+        assertTrue(vol.getConfigMap().getOptional() == null || !vol.getConfigMap().getOptional(),
+                "a gateway without YuNet must not start (it would fall back to UltraFace unseen)");
+        assertTrue(c.getVolumeMounts().stream().filter(m -> m.getName().equals(volume)).allMatch(m -> Boolean.TRUE.equals(m.getReadOnly())),
+                "the model is mounted read-only");
+        assertEquals(matchIn(FACE_MODELS_JAVA, "YUNET_SHA256 = \"([0-9a-f]{64})\""),
+                agent.getSpec().getTemplate().getMetadata().getAnnotations().get("privface.io/yunet-sha256"),
+                "the pod template's hash is the one the agent checks");
+
+        for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
+            Map<String, String> data = RESOURCES.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("ConfigMap"))
+                    .map(d -> d.as(ConfigMap.class)).findFirst().orElseThrow().getData();
+            String at = o.getValue() + ": ";
+            assertEquals("yunet", data.get("AGENT_DETECTOR"), at + "detector");
+            assertEquals("dlib", data.get("AGENT_EMBEDDER_NETWORK"), at + "embedding network (docs/face-stack.md)");
+            assertEquals("embedding", data.get("AGENT_MECHANISM"), at + "mechanism");
+            assertEquals("sign-cap", data.get("AGENT_SENSITIVITY_MODE"), at + "mode");
+            assertEquals(20.0, Double.parseDouble(data.get("AGENT_EPSILON")), at + "ε per face (docs/frontier.md)");
+            assertEquals("once", data.get("AGENT_BUDGET"), at + "one release per appearance: ε per track is ε per face");
+            // The overlay's DaemonSet keeps the base's models volume (a patch could replace the list).
+            PodSpec p = DOCS.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("DaemonSet"))
+                    .map(d -> d.as(DaemonSet.class)).findFirst().orElseThrow().getSpec().getTemplate().getSpec();
+            assertTrue(p.getVolumes() == null || p.getVolumes().stream().noneMatch(v -> v.getName().equals(volume)),
+                    at + "the site patch must not replace the shared models volume");
+        }
+    }
+
+    private static final Path FACE_MODELS_JAVA = Path.of("agent/src/main/java/org/privface/agent/detect/FaceModels.java");
+
+    /** The first group of {@code regex} in a repository file. */
+    private static String matchIn(Path file, String regex) throws IOException {
+        Path f = file.isAbsolute() ? file : repo.resolve(file);
+        var m = Pattern.compile(regex).matcher(Files.readString(f));
+        assertTrue(m.find(), regex + " not found in " + f);
+        return m.group(1);
+    }
+
     /** The Secret (or, for {@code secret == false}, the volume whose ConfigMap) holding the file at {@code path}. */
     private static String mountedFrom(PodSpec spec, String path, boolean secret) {
         Container c = spec.getContainers().get(0);
@@ -144,8 +199,8 @@ class WorkloadManifestsTest extends ManifestsFixture {
     void siteConfigMapsHoldSettingsTheAgentAcceptsAtStart() {
         List<String> v = new ArrayList<>();
         Pattern budget = Pattern.compile("once|max-k:k=[1-9][0-9]*,every=[0-9]+|every-n:n=[1-9][0-9]*,epsilon=[0-9.]+");
-        Map<String, Set<String>> modes = Map.of("peep", Set.of("vector", "l1-clip"), "rdp", Set.of("strict"),
-                "gaussian", Set.of("gdp"));
+        Map<String, Set<String>> modes = Map.of("embedding", Set.of("sign-cap"), "fisher", Set.of("l1-clip"),
+                "peep", Set.of("vector", "l1-clip"), "rdp", Set.of("strict"), "gaussian", Set.of("gdp"));
         for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
             String site = o.getKey();
             List<ConfigMap> cms = RESOURCES.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("ConfigMap"))

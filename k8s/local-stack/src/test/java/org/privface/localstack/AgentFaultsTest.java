@@ -441,6 +441,10 @@ class AgentFaultsTest extends BrokerProcessTest {
         // A release on every frame (the looping feeds make long tracks), under a cap no run reaches.
         props.put("agent.budget", "every-n:n=1,epsilon=2");
         props.put("agent.epsilon", 100_000);
+        // The pixel stack on the cascade (the shipped default is the deep stack): what this test was built on.
+        props.put("agent.detector", "haar");
+        props.put("agent.mechanism", "peep");
+        props.put("agent.sensitivity-mode", "l1-clip");
         props.put("agent.floor.epsilon-max", 100_000);
         props.put("agent.control.token", TOKEN);
         props.put("endpoints.health.details-visible", "ANONYMOUS");

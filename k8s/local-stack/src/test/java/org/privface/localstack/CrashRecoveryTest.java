@@ -256,6 +256,10 @@ class CrashRecoveryTest extends BrokerProcessTest {
                         // A release on every frame (the looping feed makes long tracks), under a cap no run reaches.
                         "-Dagent.budget=every-n:n=1,epsilon=2",
                         "-Dagent.epsilon=100000",
+                        // The pixel stack on the cascade (the shipped default is the deep stack).
+                        "-Dagent.detector=haar",
+                        "-Dagent.mechanism=peep",
+                        "-Dagent.sensitivity-mode=l1-clip",
                         "-Dagent.floor.epsilon-max=100000",
                         "-Dagent.control.token=" + TOKEN),
                 List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap), work);

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import org.privface.agent.detect.FaceModels;
 import org.privface.broker.KafkaServerProcess;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
@@ -33,8 +34,11 @@ import org.privface.wire.topics.Topics;
 /**
  * The container images as the manifests run them (k8s/base), started from their tars without a
  * container engine ({@link ImageRoot}): the recognizer answers /health and trains on a real Kafka
- * broker on loopback, and the agent publishes perturbed records from a folder camera of
- * test-data/synthetic. Build the images first (k8s/README.md, "Images"), then, as root:
+ * broker on loopback, and the agent runs the deep stack the overlays deploy (YuNet mounted where
+ * the DaemonSet mounts its ConfigMap, dlib on DJL, the EMBEDDING sign-cap release at ε 20) on a
+ * folder camera of test-data/synthetic; a YuNet that is not the pinned file stops the agent at
+ * start-up. YuNet comes from FACE_MODELS (../shared/models); without it the test is skipped.
+ * Build the images first (k8s/README.md, "Images"), then, as root:
  * {@code mvn -Pimages -pl k8s/local-stack -am test -Dtest=ImageSmokeTest -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -44,7 +48,11 @@ class ImageSmokeTest {
     private static final String SITE = "smoke";
     /** The live-camera gateway's site, so its records stay apart from the folder run's. */
     private static final String LIVE_SITE = "smokelive";
-    private static final double EPSILON = 8;
+    /** The overlays' ε per face (docs/frontier.md, "Recommended ε"). */
+    private static final double EPSILON = 20;
+    /** Where base/agent/daemonset.yaml mounts the ConfigMap privface-face-models, and the path it names. */
+    private static final String MODELS_MOUNT = "/etc/privface/models";
+    private static final String YUNET_IN_IMAGE = MODELS_MOUNT + "/" + FaceModels.YUNET_FILE;
     private final Path root = Path.of(System.getProperty("privface.root", "../..")).toAbsolutePath().normalize();
     private final List<AutoCloseable> running = new ArrayList<>();
     private LocalBroker broker;
@@ -59,6 +67,8 @@ class ImageSmokeTest {
         Path recognizerTar = root.resolve("recognizer/target/jib-image.tar");
         assumeTrue(Files.isRegularFile(agentTar) && Files.isRegularFile(recognizerTar),
                 "no image tars (agent/ and recognizer/target/jib-image.tar): build them with mvn -Pimages package first");
+        assumeTrue(Files.isRegularFile(FaceModels.sharedModels().resolve(FaceModels.YUNET_FILE)),
+                "YuNet absent under " + FaceModels.sharedModels().toAbsolutePath() + " (FACE_MODELS): the deep stack needs it");
         assumeTrue("root".equals(System.getProperty("user.name")),
                 "the smoke test mounts and chroots, which needs root; running as " + System.getProperty("user.name"));
         work = root.resolve("k8s/local-stack/target/image-smoke");
@@ -106,22 +116,38 @@ class ImageSmokeTest {
         running.add(() -> ImageRoot.stop(recognizer));
         awaitHealthy(recognizer, recognizerPort, work.resolve("recognizer.log"));
 
-        // The agent as base/agent/daemonset.yaml runs it (gateway environment, data dir, read-only
-        // enrollment folder), with a folder of synthetic frames as its one camera.
+        // The agent as base/agent/daemonset.yaml and the overlays run it (gateway environment, data dir,
+        // read-only enrollment folder, YuNet mounted, the deep stack by default), with a folder of
+        // synthetic frames as its one camera.
         int agentPort = KafkaServerProcess.freePort();
         Path faces = root.resolve("test-data/synthetic");
         List<ImageRoot.Mount> mounts = new ArrayList<>(agentMounts());
         mounts.add(ImageRoot.Mount.bind(faces.resolve("query"), "/srv/camera"));
+        long t0 = System.nanoTime();
         Process agent = agentImage.start(mounts,
                 Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(agentPort),
                         "AGENT_SITE_ID", SITE, "AGENT_GATEWAY_ID", "smoke-gateway",
                         "AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll", "AGENT_SOURCE", "/srv/camera",
-                        "AGENT_EPSILON", String.valueOf(EPSILON), "AGENT_EXIT_WHEN_DONE", "true",
+                        "AGENT_YUNET_MODEL", YUNET_IN_IMAGE, "AGENT_EXIT_WHEN_DONE", "true",
                         "JAVA_TOOL_OPTIONS", "-Xmx1g"),
                 work.resolve("agent.log"));
         running.add(() -> ImageRoot.stop(agent));
-        assertTrue(agent.waitFor(5, TimeUnit.MINUTES), "the agent did not finish the folder within 5 minutes");
+        long peakKib = 0;
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        while (!agent.waitFor(1, TimeUnit.SECONDS) && System.nanoTime() < deadline) {
+            peakKib = Math.max(peakKib, peakRssKib(agent));
+        }
+        assertTrue(!agent.isAlive(), "the agent did not finish the folder within 5 minutes");
         assertEquals(0, agent.exitValue(), "agent exit code; its log:\n" + Files.readString(work.resolve("agent.log")));
+        // Against the DaemonSet's memory limit (1536 MiB): the deep stack loads PyTorch's natives for dlib.
+        System.out.printf("agent image: folder run in %.1f s, peak resident memory %d MiB (-Xmx1g)%n",
+                (System.nanoTime() - t0) / 1e9, peakKib / 1024);
+        // The stack that ran, as the agent logs it: the mounted YuNet, checked; dlib from the image.
+        String agentLog = Files.readString(work.resolve("agent.log"));
+        for (String ran : List.of("YuNet model " + YUNET_IN_IMAGE + ": SHA-256 " + FaceModels.YUNET_SHA256,
+                "face detector: yunet (", "face embedding: dlib's ResNet descriptor")) {
+            assertTrue(agentLog.contains(ran), "'" + ran + "' not in the agent's log:\n" + agentLog);
+        }
 
         Map<String, PerturbedFace> published = Demo.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.enrollment(SITE), Topics.query(SITE)),
                 -1, Duration.ofSeconds(20), FaceRecords::decodeFace, PerturbedFace::getEventId);
@@ -131,19 +157,24 @@ class ImageSmokeTest {
         assertTrue(enrollments >= 10, "enrollment records: " + enrollments);
         assertTrue(queries > 0, "query records: " + queries);
         for (PerturbedFace f : published.values()) {
-            assertEquals("PEEP", f.getMechanism().getName());
-            assertEquals(EPSILON, f.getMechanism().getEpsilonPerFace(), 1e-9, "every record states the ε it spent");
-            assertTrue(f.getMechanism().getNoiseScale() > 0, "perturbed");
+            assertEquals("EMBEDDING", f.getMechanism().getName());
+            assertTrue(f.getMechanism().getSensitivityMode().startsWith("sign-cap"), f.getMechanism().getSensitivityMode());
+            assertTrue(f.getMechanism().getBasisId().startsWith("dlib-"), "dlib's public basis: " + f.getMechanism().getBasisId());
+            // The sign-cap preset's exact ε (ln of its rational p and code count) is a hair under 20: 19.9999999955.
+            double eps = f.getMechanism().getEpsilonPerFace();
+            assertTrue(eps <= EPSILON && eps > EPSILON - 1e-6, "every record states the ε it spent: " + eps);
         }
 
         Map<String, RecognitionResult> results = Demo.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS), (int) queries,
                 Duration.ofMinutes(3), FaceRecords::decodeResult, RecognitionResult::getEventId);
-        System.out.printf("recognizer image: %d of %d queries answered%n", results.size(), queries);
+        long named = results.values().stream().filter(r -> r.getPredictedLabel() != null).count();
+        System.out.printf("recognizer image: %d of %d queries answered (%d with an enrolled name, %d \"unknown\")%n",
+                results.size(), queries, named, results.size() - named);
         assertEquals(queries, results.size(), "every query answered; recognizer log:\n"
                 + tail(work.resolve("recognizer.log")));
         for (RecognitionResult r : results.values()) {
             assertNotNull(r.getModelVersion(), "answered by a trained model");
-            assertEquals(EPSILON, r.getEpsilonPerFace(), 1e-9);
+            assertEquals(published.get(r.getEventId()).getMechanism().getEpsilonPerFace(), r.getEpsilonPerFace(), 0.0);
         }
         assertTrue(recognizer.isAlive(), "the recognizer still runs");
         assertEquals(200, health(recognizerPort), "recognizer /health after training");
@@ -162,7 +193,7 @@ class ImageSmokeTest {
                     Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(KafkaServerProcess.freePort()),
                             "AGENT_SITE_ID", LIVE_SITE, "AGENT_GATEWAY_ID", "smoke-live-gateway",
                             "AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll", "AGENT_PUBLISH_ENROLLMENTS", "false",
-                            "AGENT_CAMERAS_DOOR_URL", feed.url(), "AGENT_EPSILON", String.valueOf(EPSILON),
+                            "AGENT_CAMERAS_DOOR_URL", feed.url(), "AGENT_YUNET_MODEL", YUNET_IN_IMAGE,
                             "JAVA_TOOL_OPTIONS", "-Xmx1g"),
                     work.resolve("agent-live.log"));
             running.add(() -> ImageRoot.stop(agent));
@@ -180,10 +211,51 @@ class ImageSmokeTest {
         }
     }
 
-    /** The DaemonSet's volumes: /tmp and the data dir as emptyDir/hostPath, the enrollment folder read-only. */
+    /**
+     * A YuNet that is not the pinned file (a damaged or different ConfigMap) stops the agent at
+     * start-up, before any camera or enrollment, with the file and both hashes in its log.
+     */
+    @Test
+    void agentRefusesToStartOnAYunetThatIsNotThePinnedFile() throws Exception {
+        Path models = Files.createDirectories(work.resolve("wrong-models/yunet"));
+        Files.write(models.resolve(Path.of(FaceModels.YUNET_FILE).getFileName()), new byte[232_589]);
+        List<ImageRoot.Mount> mounts = new ArrayList<>(agentMounts().subList(0, 3));
+        mounts.add(ImageRoot.Mount.bind(models, MODELS_MOUNT + "/yunet"));
+        Path log = work.resolve("agent-wrong-yunet.log");
+        Process agent = agentImage.start(mounts, Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap,
+                "AGENT_HTTP_PORT", String.valueOf(KafkaServerProcess.freePort()), "AGENT_SITE_ID", SITE,
+                "AGENT_YUNET_MODEL", YUNET_IN_IMAGE, "JAVA_TOOL_OPTIONS", "-Xmx512m"), log);
+        running.add(() -> ImageRoot.stop(agent));
+        assertTrue(agent.waitFor(3, TimeUnit.MINUTES), "the agent kept running on a wrong YuNet:\n" + tail(log));
+        String out = Files.readString(log);
+        assertTrue(agent.exitValue() != 0, "exit code 0 on a wrong YuNet:\n" + out);
+        assertTrue(out.contains(YUNET_IN_IMAGE) && out.contains("expected " + FaceModels.YUNET_SHA256), out);
+        assertFalse(out.contains("camera(s) started"), "nothing runs before the check:\n" + out);
+        System.out.printf("agent image, wrong YuNet: exit %d; %s%n", agent.exitValue(), out.lines()
+                .filter(l -> l.contains("expected " + FaceModels.YUNET_SHA256)).findFirst().orElse(""));
+    }
+
+    /**
+     * The DaemonSet's volumes: /tmp and the data dir as emptyDir/hostPath, the enrollment folder
+     * read-only, and YuNet's folder where the ConfigMap privface-face-models is mounted.
+     */
     private List<ImageRoot.Mount> agentMounts() {
         return List.of(ImageRoot.Mount.tmpfs("/tmp"), ImageRoot.Mount.tmpfs("/var/lib/privface-agent"),
-                ImageRoot.Mount.bind(root.resolve("test-data/synthetic/enroll"), "/var/lib/privface-agent-enroll"));
+                ImageRoot.Mount.bind(root.resolve("test-data/synthetic/enroll"), "/var/lib/privface-agent-enroll"),
+                ImageRoot.Mount.bind(FaceModels.sharedModels().resolve(FaceModels.YUNET_FILE).getParent(), MODELS_MOUNT + "/yunet"));
+    }
+
+    /** The largest VmHWM among the started image's processes (the JVM under unshare), in KiB. */
+    private static long peakRssKib(Process p) {
+        return p.descendants().mapToLong(h -> {
+            try {
+                return Files.readAllLines(Path.of("/proc", Long.toString(h.pid()), "status")).stream()
+                        .filter(l -> l.startsWith("VmHWM:")).mapToLong(l -> Long.parseLong(l.replaceAll("[^0-9]", "")))
+                        .findFirst().orElse(0);
+            } catch (java.io.IOException | RuntimeException e) {
+                return 0; // exited meanwhile
+            }
+        }).max().orElse(0);
     }
 
     private static void awaitHealthy(Process p, int port, Path log) throws Exception {

@@ -325,6 +325,8 @@ class MultiSiteSecurityTest {
         props.put("agent.epsilon", 400);
         props.put("agent.floor.epsilon-max", 400);
         props.put("agent.sensitivity-mode", "vector");
+        props.put("agent.mechanism", "peep"); // the pixel stack on the cascade, not the shipped deep stack
+        props.put("agent.detector", "haar");
         props.put("agent.components", 16);
         props.put("agent.control.token", "acl-test-" + site);
         return props;

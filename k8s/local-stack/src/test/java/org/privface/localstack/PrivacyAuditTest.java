@@ -146,6 +146,7 @@ class PrivacyAuditTest {
             props.put("agent.enroll-folder", enrollDir.toString());
             props.put("agent.source", queryDir.toString());
             props.put("agent.mechanism", "fisher");
+            props.put("agent.detector", "haar"); // FISHER's pixel crops on the cascade (the shipped default is YuNet)
             props.put("agent.sensitivity-mode", "l1-clip");
             props.put("agent.epsilon", EPSILON);
             props.put("agent.enroll-releases", 2);

@@ -138,8 +138,10 @@ public final class Soak {
                         "-Dagent.enroll-folder=" + enroll,
                         "-Dagent.data-dir=" + stack.work.resolve("agent-data-" + a),
                         "-Dagent.ledger=" + ledger,
-                        // The agent's shipped default (PEEP l1-clip, 8 components): with FISHER an every-n budget
-                        // releases queries at another preset than the enrollments, whose model they never match.
+                        // PEEP l1-clip, 8 components on the cascade (the agent's default before the deep stack): with
+                        // FISHER an every-n budget releases queries at another preset than the enrollments, whose model
+                        // they never match.
+                        "-Dagent.detector=haar",
                         "-Dagent.mechanism=peep",
                         "-Dagent.sensitivity-mode=l1-clip",
                         // Every detected face released at ε 2, under a per-track cap no run reaches.
