@@ -27,6 +27,7 @@ import org.privface.agent.detect.YuNetDetector;
 import org.privface.agent.embed.FaceAlignment;
 import org.privface.agent.embed.DlibEmbedder;
 import org.privface.agent.embed.DlibResNet;
+import org.privface.agent.embed.DlibResNetDjl;
 import org.privface.agent.embed.FaceEmbedder;
 import org.privface.agent.embed.FaceEmbedders;
 import org.privface.agent.embed.OnnxEmbedder;
@@ -107,6 +108,9 @@ final class DeepStack {
         }
         configs.add(new EdgePasses.Config("UltraFace + 68-point landmarks", UltraFaceDetector::fromPackage, 0));
 
+        if (opt.onlyEmbedding()) {
+            configs.clear();
+        }
         report.line("");
         report.line("| detector | frames/s (wall) | frames per CPU-second | ms per frame (wall) | faces found | frames with exactly the expected faces | false detections |");
         report.line("|---|---|---|---|---|---|---|");
@@ -148,9 +152,20 @@ final class DeepStack {
                 report.line("Embedding dlib: skipped, its weights are not in " + FaceModels.faceapiDir());
                 continue;
             }
-            embeddingCost(opt, report, network, frames, faces, deepName);
+            embeddingCost(opt, report, network, "ONNX Runtime", () -> FaceEmbedders.create(network, DlibResNet.Runtime.ONNXRUNTIME),
+                    frames, faces, deepName);
+            if (network.equals(FaceEmbedders.DLIB)) {
+                embeddingCost(opt, report, network, "OpenCV DNN", () -> FaceEmbedders.create(network, DlibResNet.Runtime.OPENCV),
+                        frames, faces, deepName);
+                // The reference in the same run: the same layers on DJL/PyTorch, as the agent ran them before ONNX Runtime.
+                embeddingCost(opt, report, network, "DJL/PyTorch, reference", () -> new DlibEmbedder(new DlibResNetDjl(DlibEmbedder.weights(
+                        FaceModels.faceapi(FaceModels.DLIB_MANIFEST)))), frames, faces, deepName);
+            }
         }
 
+        if (opt.onlyEmbedding()) {
+            return;
+        }
         // The pipeline with the embedding against detection alone, each pipeline run against the detection run before it.
         EdgePasses.Config withEmbedding = new EdgePasses.Config(deepName + " + embedding", deep, 0, OnnxEmbedder::fromPackage);
         EdgePasses.Config detectOnly = new EdgePasses.Config(deepName, deep, 0);
@@ -280,9 +295,10 @@ final class DeepStack {
     }
 
     /** One network's cost per face (alignment and network) on the faces the deep detector found. */
-    private static void embeddingCost(EdgeBenchmark.Options opt, Report report, String network, List<Mat> frames,
+    private static void embeddingCost(EdgeBenchmark.Options opt, Report report, String network, String runtime,
+                                      java.util.function.Supplier<FaceEmbedder> factory, List<Mat> frames,
                                       List<DetectedFace> faces, String deepName) {
-        try (FaceEmbedder embedder = FaceEmbedders.create(network)) {
+        try (FaceEmbedder embedder = factory.get()) {
             for (int i = 0; i < Math.min(20, faces.size()); i++) {
                 embedder.embed(frames.get(i), faces.get(i)); // warm-up
             }
@@ -310,8 +326,9 @@ final class DeepStack {
                 alignMs.add((System.nanoTime() - a0) / 1e6 / faces.size());
             }
             report.line("");
-            report.line(String.format(Locale.ROOT, "Embedding (%s, %d-d) on the %d faces %s found, %d runs: **%s ms per face (wall)**,"
+            report.line(String.format(Locale.ROOT, "Embedding (%s, %d-d, %s) on the %d faces %s found, %d runs: **%s ms per face (wall)**,"
                             + " %s ms of CPU time; of which alignment %s ms.", embedder.modelId(), embedder.dimension(),
+                    network.equals(FaceEmbedders.DLIB) ? runtime : "OpenCV DNN",
                     faces.size(), deepName, opt.reps(), Report.meanSd(msWall, 1), Report.meanSd(msCpu, 1),
                     Report.meanSd(alignMs, 2)));
         }

@@ -69,8 +69,13 @@ public final class DlibEmbedder implements FaceEmbedder {
 
     /** The build-fetched weights of {@value FaceModels#FACEAPI_PACKAGE}, checked against their pinned SHA-256. */
     public static DlibEmbedder fromPackage() {
+        return fromPackage(DlibResNet.Runtime.DEFAULT);
+    }
+
+    /** As {@link #fromPackage()}, run by {@code runtime}. */
+    public static DlibEmbedder fromPackage(DlibResNet.Runtime runtime) {
         FaceModels.faceapi(FaceModels.DLIB_WEIGHTS);
-        return new DlibEmbedder(FaceModels.faceapi(FaceModels.DLIB_MANIFEST));
+        return new DlibEmbedder(new DlibResNet(weights(FaceModels.faceapi(FaceModels.DLIB_MANIFEST)), runtime));
     }
 
     static double[] template(double padding, int side) {

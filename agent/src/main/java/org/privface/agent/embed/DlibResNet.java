@@ -4,6 +4,13 @@ import java.nio.FloatBuffer;
 import java.util.List;
 import java.util.Map;
 
+import org.opencv.core.CvType;
+import org.opencv.core.Mat;
+import org.opencv.core.MatOfByte;
+import org.opencv.dnn.Dnn;
+import org.opencv.dnn.Net;
+import org.privface.agent.detect.OpenCv;
+
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
@@ -11,19 +18,54 @@ import ai.onnxruntime.OrtSession;
 
 /**
  * dlib's face descriptor network ({@link DlibLayers}) as an ONNX graph written at start-up from the
- * hash-pinned TensorFlow.js weights, run by ONNX Runtime on the calling thread (one intra-op thread:
- * a camera thread is one core). Maps a 150×150 aligned RGB face to 128 numbers.
- * Not thread-safe: one per camera thread.
+ * hash-pinned TensorFlow.js weights, run on the calling thread (a camera thread is one core) by
+ * ONNX Runtime or by OpenCV's DNN module ({@code agent.embedder.runtime}). Maps a 150×150 aligned
+ * RGB face to 128 numbers. Not thread-safe: one per camera thread.
  */
 public final class DlibResNet implements DlibEmbedder.Network {
     public static final int SIDE = DlibLayers.SIDE;
     public static final int DIMENSION = DlibLayers.DIMENSION;
     private static final String INPUT = "input";
 
+    /** What executes the graph. */
+    public enum Runtime {
+        ONNXRUNTIME, OPENCV;
+
+        /** The agent's default (docs/performance.md, "Embedding runtime"). */
+        public static final Runtime DEFAULT = ONNXRUNTIME;
+
+        /** By its setting's name ({@code onnxruntime}, {@code opencv}); a clear error otherwise. */
+        public static Runtime of(String name) {
+            for (Runtime r : values()) {
+                if (r.name().equalsIgnoreCase(name)) {
+                    return r;
+                }
+            }
+            throw new IllegalArgumentException("unknown embedding runtime '" + name + "'; known: onnxruntime, opencv");
+        }
+    }
+
     private final OrtEnvironment env;
     private final OrtSession session;
+    private final Net net;
 
     public DlibResNet(TfjsWeights w) {
+        this(w, Runtime.DEFAULT);
+    }
+
+    public DlibResNet(TfjsWeights w, Runtime runtime) {
+        byte[] model = onnx(DlibLayers.of(w));
+        if (runtime == Runtime.OPENCV) {
+            OpenCv.load();
+            env = null;
+            session = null;
+            net = Dnn.readNetFromONNX(new MatOfByte(model));
+            if (net.empty()) {
+                throw new IllegalStateException("OpenCV could not read dlib's network");
+            }
+            return;
+        }
+        net = null;
         env = OrtEnvironment.getEnvironment();
         try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
             options.setIntraOpNumThreads(1);
@@ -31,7 +73,7 @@ public final class DlibResNet implements DlibEmbedder.Network {
             options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
             options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
             options.addConfigEntry("session.intra_op.allow_spinning", "0");
-            session = env.createSession(onnx(DlibLayers.of(w)), options);
+            session = env.createSession(model, options);
         } catch (OrtException e) {
             throw new IllegalStateException("ONNX Runtime could not load dlib's network: " + e.getMessage(), e);
         }
@@ -91,6 +133,17 @@ public final class DlibResNet implements DlibEmbedder.Network {
     @Override
     public float[] forward(byte[] rgb150) {
         float[] chw = DlibLayers.input(rgb150);
+        if (net != null) {
+            Mat blob = new Mat(new int[] {1, 3, SIDE, SIDE}, CvType.CV_32F);
+            blob.put(new int[] {0, 0, 0, 0}, chw);
+            net.setInput(blob);
+            Mat out = net.forward();
+            float[] v = new float[DIMENSION];
+            out.reshape(1, 1).get(0, 0, v);
+            out.release();
+            blob.release();
+            return v;
+        }
         try (OnnxTensor in = OnnxTensor.createTensor(env, FloatBuffer.wrap(chw), new long[] {1, 3, SIDE, SIDE});
                 OrtSession.Result r = session.run(Map.of(INPUT, in))) {
             float[] out = new float[DIMENSION];
@@ -103,6 +156,9 @@ public final class DlibResNet implements DlibEmbedder.Network {
 
     @Override
     public void close() {
+        if (session == null) {
+            return;
+        }
         try {
             session.close();
         } catch (OrtException e) {

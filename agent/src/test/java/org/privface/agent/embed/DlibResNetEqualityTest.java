@@ -9,7 +9,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.opencv.core.Mat;
 import org.opencv.imgcodecs.Imgcodecs;
 import org.privface.agent.detect.DeepModels;
@@ -18,7 +19,8 @@ import org.privface.agent.detect.FaceModels;
 import org.privface.agent.detect.YuNetDetector;
 
 /**
- * dlib's network on ONNX Runtime ({@link DlibResNet}, the agent's) gives today's descriptors: those of
+ * dlib's network as an ONNX graph ({@link DlibResNet}, the agent's), on ONNX Runtime and on OpenCV DNN,
+ * gives today's descriptors: those of
  * the same layers on DJL/PyTorch ({@link DlibResNetDjl}), cosine ≥ 0.9999 per face. Skipped without the
  * face-api weights (the build fetches them) or, for real faces, lfw5 under FACE_DATASETS.
  */
@@ -62,24 +64,26 @@ class DlibResNetEqualityTest {
         return ab / Math.sqrt(aa * bb);
     }
 
-    @Test
-    void syntheticFaceMatchesDjl() {
+    @ParameterizedTest
+    @EnumSource(DlibResNet.Runtime.class)
+    void syntheticFaceMatchesDjl(DlibResNet.Runtime runtime) {
         TfjsWeights w = weights();
-        try (DlibResNet onnx = new DlibResNet(w); DlibResNetDjl djl = new DlibResNetDjl(w)) {
+        try (DlibResNet onnx = new DlibResNet(w, runtime); DlibResNetDjl djl = new DlibResNetDjl(w)) {
             byte[] face = syntheticFace();
             float[] a = onnx.forward(face);
             float[] b = djl.forward(face);
             assertEquals(DlibResNet.DIMENSION, a.length);
             double cos = cosine(a, b);
-            assertTrue(cos >= MIN_COSINE, "cosine " + cos + " between ONNX Runtime and DJL");
+            assertTrue(cos >= MIN_COSINE, "cosine " + cos + " between " + runtime + " and DJL");
             for (int i = 0; i < a.length; i++) {
                 assertEquals(b[i], a[i], 1e-3 * (1 + Math.abs(b[i])), "component " + i);
             }
         }
     }
 
-    @Test
-    void lfw5FacesMatchDjl() throws IOException {
+    @ParameterizedTest
+    @EnumSource(DlibResNet.Runtime.class)
+    void lfw5FacesMatchDjl(DlibResNet.Runtime runtime) throws IOException {
         TfjsWeights w = weights();
         YuNetDetector yunet = DeepModels.yunetOrSkip();
         Path lfw5 = DeepModels.datasetOrSkip("lfw5");
@@ -89,7 +93,7 @@ class DlibResNetEqualityTest {
         }
         double worst = 1;
         int faces = 0;
-        try (DlibEmbedder onnx = new DlibEmbedder(new DlibResNet(w)); DlibEmbedder djl = new DlibEmbedder(new DlibResNetDjl(w))) {
+        try (DlibEmbedder onnx = new DlibEmbedder(new DlibResNet(w, runtime)); DlibEmbedder djl = new DlibEmbedder(new DlibResNetDjl(w))) {
             for (Path person : people) {
                 for (Path f : DeepModels.images(person, 4)) {
                     Mat img = Imgcodecs.imread(f.toString(), Imgcodecs.IMREAD_COLOR);
@@ -104,6 +108,6 @@ class DlibResNetEqualityTest {
         }
         assertTrue(faces >= 10, "only " + faces + " faces found in lfw5");
         assertTrue(worst >= MIN_COSINE, "worst cosine " + worst + " over " + faces + " lfw5 faces");
-        System.out.printf("dlib on ONNX Runtime vs DJL: worst cosine %.9f over %d lfw5 faces%n", worst, faces);
+        System.out.printf("dlib on %s vs DJL: worst cosine %.9f over %d lfw5 faces%n", runtime, worst, faces);
     }
 }
