@@ -1,8 +1,6 @@
 package org.privface.agent.embed;
 
-import java.nio.FloatBuffer;
 import java.util.List;
-import java.util.Map;
 
 import org.opencv.core.CvType;
 import org.opencv.core.Mat;
@@ -10,11 +8,6 @@ import org.opencv.core.MatOfByte;
 import org.opencv.dnn.Dnn;
 import org.opencv.dnn.Net;
 import org.privface.agent.detect.OpenCv;
-
-import ai.onnxruntime.OnnxTensor;
-import ai.onnxruntime.OrtEnvironment;
-import ai.onnxruntime.OrtException;
-import ai.onnxruntime.OrtSession;
 
 /**
  * dlib's face descriptor network ({@link DlibLayers}) as an ONNX graph written at start-up from the
@@ -32,7 +25,7 @@ public final class DlibResNet implements DlibEmbedder.Network {
         ONNXRUNTIME, OPENCV;
 
         /** The agent's default (docs/performance.md, "Embedding runtime"). */
-        public static final Runtime DEFAULT = ONNXRUNTIME;
+        public static final Runtime DEFAULT = OPENCV;
 
         /** By its setting's name ({@code onnxruntime}, {@code opencv}); a clear error otherwise. */
         public static Runtime of(String name) {
@@ -45,8 +38,7 @@ public final class DlibResNet implements DlibEmbedder.Network {
         }
     }
 
-    private final OrtEnvironment env;
-    private final OrtSession session;
+    private final OrtGraph ort;
     private final Net net;
 
     public DlibResNet(TfjsWeights w) {
@@ -57,8 +49,7 @@ public final class DlibResNet implements DlibEmbedder.Network {
         byte[] model = onnx(DlibLayers.of(w));
         if (runtime == Runtime.OPENCV) {
             OpenCv.load();
-            env = null;
-            session = null;
+            ort = null;
             net = Dnn.readNetFromONNX(new MatOfByte(model));
             if (net.empty()) {
                 throw new IllegalStateException("OpenCV could not read dlib's network");
@@ -66,16 +57,11 @@ public final class DlibResNet implements DlibEmbedder.Network {
             return;
         }
         net = null;
-        env = OrtEnvironment.getEnvironment();
-        try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-            options.setIntraOpNumThreads(1);
-            options.setInterOpNumThreads(1);
-            options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
-            options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
-            options.addConfigEntry("session.intra_op.allow_spinning", "0");
-            session = env.createSession(model, options);
-        } catch (OrtException e) {
-            throw new IllegalStateException("ONNX Runtime could not load dlib's network: " + e.getMessage(), e);
+        try {
+            ort = new OrtGraph(model, INPUT, 1, 3, SIDE, SIDE);
+        } catch (NoClassDefFoundError e) {
+            throw new IllegalStateException("agent.embedder.runtime is onnxruntime, but ONNX Runtime is not on the classpath"
+                    + " (add com.microsoft.onnxruntime:onnxruntime, or use runtime opencv)", e);
         }
     }
 
@@ -144,25 +130,13 @@ public final class DlibResNet implements DlibEmbedder.Network {
             blob.release();
             return v;
         }
-        try (OnnxTensor in = OnnxTensor.createTensor(env, FloatBuffer.wrap(chw), new long[] {1, 3, SIDE, SIDE});
-                OrtSession.Result r = session.run(Map.of(INPUT, in))) {
-            float[] out = new float[DIMENSION];
-            ((OnnxTensor) r.get(0)).getFloatBuffer().get(out);
-            return out;
-        } catch (OrtException e) {
-            throw new IllegalStateException("dlib's network failed: " + e.getMessage(), e);
-        }
+        return ort.run(chw, DIMENSION);
     }
 
     @Override
     public void close() {
-        if (session == null) {
-            return;
-        }
-        try {
-            session.close();
-        } catch (OrtException e) {
-            throw new IllegalStateException(e);
+        if (ort != null) {
+            ort.close();
         }
     }
 }
