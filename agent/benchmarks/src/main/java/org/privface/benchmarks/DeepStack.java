@@ -30,7 +30,6 @@ import org.privface.agent.embed.DlibResNet;
 import org.privface.agent.embed.DlibResNetDjl;
 import org.privface.agent.embed.FaceEmbedder;
 import org.privface.agent.embed.FaceEmbedders;
-import org.privface.agent.embed.OnnxEmbedder;
 import org.privface.privacy.PeepMechanism;
 import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.track.BudgetPolicy;
@@ -64,7 +63,7 @@ final class DeepStack {
     }
 
     static void run(EdgeBenchmark.Options opt, Report report, AgentSettings defaults, PeepMechanism mechanism,
-                    BudgetPolicy heavy, Path work) throws Exception {
+                    BudgetPolicy heavy, Path work, org.privface.broker.KafkaServerProcess kafka) throws Exception {
         report.line("");
         report.line("## Deep face stack (issue 16): real faces, one core");
         report.line("");
@@ -167,7 +166,9 @@ final class DeepStack {
             return;
         }
         // The pipeline with the embedding against detection alone, each pipeline run against the detection run before it.
-        EdgePasses.Config withEmbedding = new EdgePasses.Config(deepName + " + embedding", deep, 0, OnnxEmbedder::fromPackage);
+        // The shipped default embedding (agent.embedder: dlib, run by DlibResNet.Runtime.DEFAULT).
+        EdgePasses.Config withEmbedding = new EdgePasses.Config(deepName + " + " + defaults.getEmbedder().getNetwork() + " embedding ("
+                + defaults.getEmbedder().getRuntime() + ")", deep, 0, defaults.getEmbedder()::create);
         EdgePasses.Config detectOnly = new EdgePasses.Config(deepName, deep, 0);
         List<EdgeScenes.Scene> dwell = new ArrayList<>();
         for (EdgeScenes.Scene s : scenes.subList(0, Math.min(DWELL_SCENES, scenes.size()))) {
@@ -222,6 +223,25 @@ final class DeepStack {
         report.line(String.format(Locale.ROOT, "- b / a, held %d frames under %s: %s (wall), %s (CPU time)", DWELL, once.spec(),
                 Report.meanSd(dwellRatio, 3), Report.meanSd(dwellRatioCpu, 3)));
         counts.forEach(c -> report.line("- pipeline, one pass, " + c));
+
+        // The shipped default end to end at camera rate: the held scenes, budget once, through the uplink to the broker.
+        if (kafka != null) {
+            report.line("");
+            report.line(String.format(Locale.ROOT, "### Deep default with the broker: paced %.0f frames/s for %.0f s, scenes held %d frames,"
+                    + " budget %s, %d runs", opt.fps(), opt.seconds(), DWELL, once.spec(), opt.pacedReps()));
+            report.line("");
+            try (FacePublisher live = new FacePublisher(kafka.bootstrapServers(), EdgeBenchmark.SITE, new java.util.Properties())) {
+                BrokerLatency broker = new BrokerLatency(opt, kafka, dwell, mechanism, once, defaults, live, work);
+                List<BrokerLatency.Paced> paced = new ArrayList<>();
+                for (int r = 0; r < opt.pacedReps(); r++) {
+                    BrokerLatency.Paced p = broker.paced(withEmbedding);
+                    paced.add(p);
+                    System.out.printf(Locale.ROOT, "  deep paced: %d/%d frames, p50 %.0f ms, p99 %.0f ms%n", p.processed(), p.due(),
+                            p.p50(), p.p99());
+                }
+                BrokerLatency.table(report, Map.of(withEmbedding, paced));
+            }
+        }
         scenes.forEach(s -> s.bgr().release());
     }
 

@@ -228,7 +228,7 @@ public final class EdgeBenchmark {
                 defaults.getSensitivityMode(), basis.dimension(), budgetPolicy.spec(),
                 defaults.getSpool().getMaxBytes() >> 20, defaults.getSpool().getDropPolicy(), DiskSpool.DEFAULT_SYNC_EVERY_APPENDS));
         if (opt.onlyDeep()) {
-            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work);
+            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work, kafka);
             return;
         }
 
@@ -353,7 +353,7 @@ public final class EdgeBenchmark {
             }
         }
         if (opt.deep()) {
-            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work);
+            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work, kafka);
         }
         report.line("");
         report.line(String.format(Locale.ROOT, "- load average at end: %s", loadAverage()));
