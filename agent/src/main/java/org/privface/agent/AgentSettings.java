@@ -132,6 +132,8 @@ public class AgentSettings {
     @ConfigurationProperties("embedder")
     public static class Embedder {
         private String network = org.privface.agent.embed.FaceEmbedders.DLIB;
+        /** What runs dlib's network: onnxruntime or opencv (docs/performance.md, "Embedding runtime"). */
+        private org.privface.agent.embed.DlibResNet.Runtime runtime = org.privface.agent.embed.DlibResNet.Runtime.DEFAULT;
         private Path model;
         private int inputSize = 112;
         private double scale = 1 / 128.0;
@@ -141,7 +143,7 @@ public class AgentSettings {
         /** A new embedder for one thread: the configured ONNX file, else the packaged network. */
         public org.privface.agent.embed.FaceEmbedder create() {
             return model == null
-                    ? org.privface.agent.embed.FaceEmbedders.create(network)
+                    ? org.privface.agent.embed.FaceEmbedders.create(network, runtime)
                     : new org.privface.agent.embed.OnnxEmbedder(
                             new org.privface.agent.embed.OnnxEmbedder.Spec(model, inputSize, scale, mean, swapRb));
         }
@@ -177,6 +179,8 @@ public class AgentSettings {
             }
             this.network = network;
         }
+        public String getRuntime() { return runtime.name().toLowerCase(java.util.Locale.ROOT); }
+        public void setRuntime(String runtime) { this.runtime = org.privface.agent.embed.DlibResNet.Runtime.of(runtime); }
         public Path getModel() { return model; }
         public void setModel(Path model) { this.model = model; }
         public int getInputSize() { return inputSize; }

@@ -89,8 +89,6 @@ record BrokerLatency(Options opt, KafkaServerProcess kafka, List<Scene> scenes, 
         report.line(String.format(Locale.ROOT, "%d runs of each maxDetectWidth configuration, interleaved (mean ± sd over runs;"
                 + " \"pooled\" over all their records), then one of the default.", opt.pacedReps()));
         report.line("");
-        report.line("| detector | frames processed / due | records acked | p50 ms | p99 ms | p99 pooled | max ms | JVM CPU ms per frame | others on the CPU | agent VmRSS max MiB | broker VmRSS max MiB |");
-        report.line("|---|---|---|---|---|---|---|---|---|---|---|");
         Map<Config, List<Paced>> pacedRuns = new LinkedHashMap<>();
         for (int r = 0; r < opt.pacedReps(); r++) {
             for (Config c : interleaved) {
@@ -103,6 +101,13 @@ record BrokerLatency(Options opt, KafkaServerProcess kafka, List<Scene> scenes, 
         if (opt.pacedDefault()) {
             pacedRuns.put(defaultConfig, List.of(paced(defaultConfig)));
         }
+        table(report, pacedRuns);
+    }
+
+    /** The paced runs' table (one row per configuration, mean ± sd over its runs) and notes. */
+    static void table(Report report, Map<Config, List<Paced>> pacedRuns) {
+        report.line("| detector | frames processed / due | records acked | p50 ms | p99 ms | p99 pooled | max ms | JVM CPU ms per frame | others on the CPU | agent VmRSS max MiB | broker VmRSS max MiB |");
+        report.line("|---|---|---|---|---|---|---|---|---|---|---|");
         List<String> notes = new ArrayList<>();
         pacedRuns.forEach((c, ps) -> {
             List<Long> pooled = new ArrayList<>();

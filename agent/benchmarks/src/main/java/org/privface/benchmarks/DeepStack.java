@@ -27,9 +27,9 @@ import org.privface.agent.detect.YuNetDetector;
 import org.privface.agent.embed.FaceAlignment;
 import org.privface.agent.embed.DlibEmbedder;
 import org.privface.agent.embed.DlibResNet;
+import org.privface.agent.embed.DlibResNetDjl;
 import org.privface.agent.embed.FaceEmbedder;
 import org.privface.agent.embed.FaceEmbedders;
-import org.privface.agent.embed.OnnxEmbedder;
 import org.privface.privacy.PeepMechanism;
 import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.track.BudgetPolicy;
@@ -63,7 +63,7 @@ final class DeepStack {
     }
 
     static void run(EdgeBenchmark.Options opt, Report report, AgentSettings defaults, PeepMechanism mechanism,
-                    BudgetPolicy heavy, Path work) throws Exception {
+                    BudgetPolicy heavy, Path work, org.privface.broker.KafkaServerProcess kafka) throws Exception {
         report.line("");
         report.line("## Deep face stack (issue 16): real faces, one core");
         report.line("");
@@ -107,6 +107,9 @@ final class DeepStack {
         }
         configs.add(new EdgePasses.Config("UltraFace + 68-point landmarks", UltraFaceDetector::fromPackage, 0));
 
+        if (opt.onlyEmbedding()) {
+            configs.clear();
+        }
         report.line("");
         report.line("| detector | frames/s (wall) | frames per CPU-second | ms per frame (wall) | faces found | frames with exactly the expected faces | false detections |");
         report.line("|---|---|---|---|---|---|---|");
@@ -148,11 +151,24 @@ final class DeepStack {
                 report.line("Embedding dlib: skipped, its weights are not in " + FaceModels.faceapiDir());
                 continue;
             }
-            embeddingCost(opt, report, network, frames, faces, deepName);
+            embeddingCost(opt, report, network, "ONNX Runtime", () -> FaceEmbedders.create(network, DlibResNet.Runtime.ONNXRUNTIME),
+                    frames, faces, deepName);
+            if (network.equals(FaceEmbedders.DLIB)) {
+                embeddingCost(opt, report, network, "OpenCV DNN", () -> FaceEmbedders.create(network, DlibResNet.Runtime.OPENCV),
+                        frames, faces, deepName);
+                // The reference in the same run: the same layers on DJL/PyTorch, as the agent ran them before ONNX Runtime.
+                embeddingCost(opt, report, network, "DJL/PyTorch, reference", () -> new DlibEmbedder(new DlibResNetDjl(DlibEmbedder.weights(
+                        FaceModels.faceapi(FaceModels.DLIB_MANIFEST)))), frames, faces, deepName);
+            }
         }
 
+        if (opt.onlyEmbedding()) {
+            return;
+        }
         // The pipeline with the embedding against detection alone, each pipeline run against the detection run before it.
-        EdgePasses.Config withEmbedding = new EdgePasses.Config(deepName + " + embedding", deep, 0, OnnxEmbedder::fromPackage);
+        // The shipped default embedding (agent.embedder: dlib, run by DlibResNet.Runtime.DEFAULT).
+        EdgePasses.Config withEmbedding = new EdgePasses.Config(deepName + " + " + defaults.getEmbedder().getNetwork() + " embedding ("
+                + defaults.getEmbedder().getRuntime() + ")", deep, 0, defaults.getEmbedder()::create);
         EdgePasses.Config detectOnly = new EdgePasses.Config(deepName, deep, 0);
         List<EdgeScenes.Scene> dwell = new ArrayList<>();
         for (EdgeScenes.Scene s : scenes.subList(0, Math.min(DWELL_SCENES, scenes.size()))) {
@@ -207,6 +223,25 @@ final class DeepStack {
         report.line(String.format(Locale.ROOT, "- b / a, held %d frames under %s: %s (wall), %s (CPU time)", DWELL, once.spec(),
                 Report.meanSd(dwellRatio, 3), Report.meanSd(dwellRatioCpu, 3)));
         counts.forEach(c -> report.line("- pipeline, one pass, " + c));
+
+        // The shipped default end to end at camera rate: the held scenes, budget once, through the uplink to the broker.
+        if (kafka != null) {
+            report.line("");
+            report.line(String.format(Locale.ROOT, "### Deep default with the broker: paced %.0f frames/s for %.0f s, scenes held %d frames,"
+                    + " budget %s, %d runs", opt.fps(), opt.seconds(), DWELL, once.spec(), opt.pacedReps()));
+            report.line("");
+            try (FacePublisher live = new FacePublisher(kafka.bootstrapServers(), EdgeBenchmark.SITE, new java.util.Properties())) {
+                BrokerLatency broker = new BrokerLatency(opt, kafka, dwell, mechanism, once, defaults, live, work);
+                List<BrokerLatency.Paced> paced = new ArrayList<>();
+                for (int r = 0; r < opt.pacedReps(); r++) {
+                    BrokerLatency.Paced p = broker.paced(withEmbedding);
+                    paced.add(p);
+                    System.out.printf(Locale.ROOT, "  deep paced: %d/%d frames, p50 %.0f ms, p99 %.0f ms%n", p.processed(), p.due(),
+                            p.p50(), p.p99());
+                }
+                BrokerLatency.table(report, Map.of(withEmbedding, paced));
+            }
+        }
         scenes.forEach(s -> s.bgr().release());
     }
 
@@ -280,9 +315,10 @@ final class DeepStack {
     }
 
     /** One network's cost per face (alignment and network) on the faces the deep detector found. */
-    private static void embeddingCost(EdgeBenchmark.Options opt, Report report, String network, List<Mat> frames,
+    private static void embeddingCost(EdgeBenchmark.Options opt, Report report, String network, String runtime,
+                                      java.util.function.Supplier<FaceEmbedder> factory, List<Mat> frames,
                                       List<DetectedFace> faces, String deepName) {
-        try (FaceEmbedder embedder = FaceEmbedders.create(network)) {
+        try (FaceEmbedder embedder = factory.get()) {
             for (int i = 0; i < Math.min(20, faces.size()); i++) {
                 embedder.embed(frames.get(i), faces.get(i)); // warm-up
             }
@@ -310,8 +346,9 @@ final class DeepStack {
                 alignMs.add((System.nanoTime() - a0) / 1e6 / faces.size());
             }
             report.line("");
-            report.line(String.format(Locale.ROOT, "Embedding (%s, %d-d) on the %d faces %s found, %d runs: **%s ms per face (wall)**,"
+            report.line(String.format(Locale.ROOT, "Embedding (%s, %d-d, %s) on the %d faces %s found, %d runs: **%s ms per face (wall)**,"
                             + " %s ms of CPU time; of which alignment %s ms.", embedder.modelId(), embedder.dimension(),
+                    network.equals(FaceEmbedders.DLIB) ? runtime : "OpenCV DNN",
                     faces.size(), deepName, opt.reps(), Report.meanSd(msWall, 1), Report.meanSd(msCpu, 1),
                     Report.meanSd(alignMs, 2)));
         }

@@ -90,7 +90,8 @@ import org.privface.wire.topics.Topics;
  * <p>The deep face stack (issue 16, {@link DeepStack}): {@code --deep-frames 100} 640×480 frames of
  * real faces (lfw5 and ORL under {@code --datasets DIR}, default FACE_DATASETS), each detector's
  * speed and recall on them, the embedding's cost per face, and the pipeline with the embedding
- * against detection alone; {@code --no-deep} leaves it out, {@code --only-deep} runs nothing else.
+ * against detection alone; {@code --no-deep} leaves it out, {@code --only-deep} runs nothing else,
+ * {@code --only-embedding} (with {@code --only-deep}) only the embedding's cost per face.
  *
  * <p>Parts: {@link EdgeScenes} (the frames), {@link EdgePasses} and {@link EdgePipeline} (the timed
  * passes), {@link BrokerLatency} (the paced runs with the broker), {@link Host} (pinning and /proc
@@ -108,7 +109,8 @@ public final class EdgeBenchmark {
 
     record Options(Path root, int frames, int reps, int variantReps, double seconds, double fps, int agentCpu,
                    int brokerCpu, boolean broker, boolean variants, boolean pacedDefault, int pacedReps, int remedyWidth,
-                   long seed, Path out, boolean deep, boolean onlyDeep, int deepFrames, Path datasets) {
+                   long seed, Path out, boolean deep, boolean onlyDeep, int deepFrames, Path datasets,
+                   boolean onlyEmbedding) {
 
         static Options parse(String[] raw) {
             // Maven passes -Dedge.args="..." as one argument: split it like the evaluations do.
@@ -136,10 +138,11 @@ public final class EdgeBenchmark {
                     Long.parseLong(m.getOrDefault("seed", "5")),
                     m.containsKey("out") ? Path.of(m.get("out")) : null, !m.containsKey("no-deep"), m.containsKey("only-deep"),
                     Integer.parseInt(m.getOrDefault("deep-frames", "100")),
-                    m.containsKey("datasets") ? Path.of(m.get("datasets")) : FaceDatasets.root().orElse(null));
+                    m.containsKey("datasets") ? Path.of(m.get("datasets")) : FaceDatasets.root().orElse(null),
+                    m.containsKey("only-embedding"));
             m.keySet().removeAll(List.of("root", "frames", "reps", "variant-reps", "seconds", "fps", "agent-cpu",
                     "broker-cpu", "no-broker", "no-variants", "no-paced-default", "paced-reps", "remedy-width", "seed", "out",
-                    "no-deep", "only-deep", "deep-frames", "datasets"));
+                    "no-deep", "only-deep", "deep-frames", "datasets", "only-embedding"));
             if (!m.isEmpty()) {
                 throw new IllegalArgumentException("unknown options " + m.keySet());
             }
@@ -225,7 +228,7 @@ public final class EdgeBenchmark {
                 defaults.getSensitivityMode(), basis.dimension(), budgetPolicy.spec(),
                 defaults.getSpool().getMaxBytes() >> 20, defaults.getSpool().getDropPolicy(), DiskSpool.DEFAULT_SYNC_EVERY_APPENDS));
         if (opt.onlyDeep()) {
-            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work);
+            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work, kafka);
             return;
         }
 
@@ -350,7 +353,7 @@ public final class EdgeBenchmark {
             }
         }
         if (opt.deep()) {
-            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work);
+            DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work, kafka);
         }
         report.line("");
         report.line(String.format(Locale.ROOT, "- load average at end: %s", loadAverage()));

@@ -38,12 +38,30 @@ public final class DlibEmbedder implements FaceEmbedder {
     /** {@link #MEAN_SHAPE} in the padded 150×150 chip. */
     public static final double[] TEMPLATE = template(PADDING, DlibResNet.SIDE);
 
-    private final DlibResNet net;
+    /** What runs the network: {@link DlibResNet}, or DJL's reference in the tests and the edge benchmark. */
+    public interface Network extends AutoCloseable {
+        /** The 128-d descriptor (not normalised) of a 150×150 RGB face, HWC bytes. */
+        float[] forward(byte[] rgb150);
+
+        @Override
+        void close();
+    }
+
+    private final Network net;
 
     public DlibEmbedder(Path manifest) {
+        this(new DlibResNet(weights(manifest)));
+    }
+
+    public DlibEmbedder(Network net) {
         OpenCv.load();
+        this.net = net;
+    }
+
+    /** dlib's weights from a TF.js manifest; a clear error naming it when unreadable. */
+    public static TfjsWeights weights(Path manifest) {
         try {
-            this.net = new DlibResNet(TfjsWeights.read(manifest));
+            return TfjsWeights.read(manifest);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read dlib's weights from " + manifest, e);
         }
@@ -51,8 +69,13 @@ public final class DlibEmbedder implements FaceEmbedder {
 
     /** The build-fetched weights of {@value FaceModels#FACEAPI_PACKAGE}, checked against their pinned SHA-256. */
     public static DlibEmbedder fromPackage() {
+        return fromPackage(DlibResNet.Runtime.DEFAULT);
+    }
+
+    /** As {@link #fromPackage()}, run by {@code runtime}. */
+    public static DlibEmbedder fromPackage(DlibResNet.Runtime runtime) {
         FaceModels.faceapi(FaceModels.DLIB_WEIGHTS);
-        return new DlibEmbedder(FaceModels.faceapi(FaceModels.DLIB_MANIFEST));
+        return new DlibEmbedder(new DlibResNet(weights(FaceModels.faceapi(FaceModels.DLIB_MANIFEST)), runtime));
     }
 
     static double[] template(double padding, int side) {

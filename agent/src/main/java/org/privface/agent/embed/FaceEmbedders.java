@@ -9,7 +9,7 @@ import java.util.List;
 public final class FaceEmbedders {
     /** {@code fr_feature.onnx} (512-d) from the faceplugin npm package, through OpenCV DNN. */
     public static final String FR_FEATURE = "fr_feature";
-    /** dlib's ResNet descriptor (128-d) from @vladmandic/face-api's TF.js weights, on DJL. */
+    /** dlib's ResNet descriptor (128-d) from @vladmandic/face-api's TF.js weights, as an ONNX graph. */
     public static final String DLIB = DlibEmbedder.MODEL;
     public static final List<String> NAMES = List.of(FR_FEATURE, DLIB);
 
@@ -43,9 +43,14 @@ public final class FaceEmbedders {
 
     /** A new embedder (one per thread) of a packaged network; a clear error for an unknown name. */
     public static FaceEmbedder create(String network) {
+        return create(network, DlibResNet.Runtime.DEFAULT);
+    }
+
+    /** As {@link #create(String)}, dlib's network run by {@code runtime} (fr_feature is always OpenCV DNN). */
+    public static FaceEmbedder create(String network, DlibResNet.Runtime runtime) {
         return switch (network) {
             case FR_FEATURE -> OnnxEmbedder.fromPackage();
-            case DLIB -> DlibEmbedder.fromPackage();
+            case DLIB -> DlibEmbedder.fromPackage(runtime);
             default -> throw new IllegalArgumentException("unknown embedding network '" + network + "'; known: " + NAMES);
         };
     }

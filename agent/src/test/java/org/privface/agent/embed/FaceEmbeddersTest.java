@@ -24,6 +24,18 @@ class FaceEmbeddersTest {
     }
 
     @Test
+    void theRuntimeIsOpenCvByDefaultOneLinePicksOnnxRuntimeAndAnUnknownOneIsRefused() {
+        AgentSettings.Embedder e = new AgentSettings.Embedder();
+        assertEquals("opencv", e.getRuntime());
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> e.setRuntime("djl"));
+        assertTrue(x.getMessage().contains("onnxruntime, opencv"), x.getMessage());
+        try (ApplicationContext ctx = ApplicationContext.run(Map.of("kafka.health.enabled", "false",
+                "agent.embedder.runtime", "onnxruntime"))) {
+            assertEquals("onnxruntime", ctx.getBean(AgentSettings.class).getEmbedder().getRuntime());
+        }
+    }
+
+    @Test
     void oneConfigurationLinePicksTheNetwork() {
         try (ApplicationContext ctx = ApplicationContext.run(Map.of("kafka.health.enabled", "false"))) {
             assertEquals(FaceEmbedders.DLIB, ctx.getBean(AgentSettings.class).getEmbedder().getNetwork(), "application.yml");
