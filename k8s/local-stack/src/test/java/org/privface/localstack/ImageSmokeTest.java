@@ -35,7 +35,7 @@ import org.privface.wire.topics.Topics;
  * The container images as the manifests run them (k8s/base), started from their tars without a
  * container engine ({@link ImageRoot}): the recognizer answers /health and trains on a real Kafka
  * broker on loopback, and the agent runs the deep stack the overlays deploy (YuNet mounted where
- * the DaemonSet mounts its ConfigMap, dlib on DJL, the EMBEDDING sign-cap release at ε 20) on a
+ * the DaemonSet mounts its ConfigMap, dlib on OpenCV DNN, the EMBEDDING sign-cap release at ε 20) on a
  * folder camera of test-data/synthetic; a YuNet that is not the pinned file stops the agent at
  * start-up. YuNet comes from FACE_MODELS (../shared/models); without it the test is skipped.
  * Build the images first (k8s/README.md, "Images"), then, as root:
