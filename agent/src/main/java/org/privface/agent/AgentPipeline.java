@@ -171,7 +171,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
 
         GatewayLinking.Decision link = GatewayLinking.open(settings.getLink().isEnabled(),
-                settings.getLink().threshold(settings.getEmbedder()),
+                settings.getLink().rule(settings.getEmbedder()),
                 settings.getLink().getMinFaceSize(), settings.getLink().getMinScore(), settings.getEmbedder().missing(),
                 enrollDetector.landmarks(), settings.getDataDir().resolve(PERSONS), policy.window());
         LOG.info("appearance linking: {}", link.reason());

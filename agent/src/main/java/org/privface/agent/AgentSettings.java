@@ -107,8 +107,30 @@ public class AgentSettings {
         private boolean enabled = true;
         /** Unset: the embedding network's calibrated threshold ({@code FaceEmbedders.linkThreshold}). */
         private Double threshold;
+        /** Unset: the embedding network's calibrated rule ({@code FaceEmbedders.linkMatches}). */
+        private Integer matches;
+        private int facesToLink = org.privface.agent.link.GatewayLinking.DEFAULT_FACES_TO_LINK;
+        private int recheckEvery = org.privface.agent.link.GatewayLinking.DEFAULT_RECHECK_EVERY;
+        /** The cameras' views do not overlap, so one person is not on two at once (docs/privacy.md). */
+        private boolean disjointViews = true;
         private int minFaceSize = org.privface.agent.link.GatewayLinking.DEFAULT_MIN_FACE_SIZE;
         private double minScore = org.privface.agent.link.GatewayLinking.DEFAULT_MIN_SCORE;
+
+        /** The rule in force: the configured threshold and matches, else the packaged network's. */
+        public org.privface.agent.link.GatewayLinking.Rule rule(Embedder embedder) {
+            int m = matches != null ? matches : embedder.getModel() == null
+                    ? org.privface.agent.embed.FaceEmbedders.linkMatches(embedder.getNetwork()) : 1;
+            return new org.privface.agent.link.GatewayLinking.Rule(threshold(embedder), m, facesToLink, recheckEvery,
+                    disjointViews);
+        }
+        public Integer getMatches() { return matches; }
+        public void setMatches(Integer matches) { this.matches = matches; }
+        public int getFacesToLink() { return facesToLink; }
+        public void setFacesToLink(int facesToLink) { this.facesToLink = facesToLink; }
+        public int getRecheckEvery() { return recheckEvery; }
+        public void setRecheckEvery(int recheckEvery) { this.recheckEvery = recheckEvery; }
+        public boolean isDisjointViews() { return disjointViews; }
+        public void setDisjointViews(boolean disjointViews) { this.disjointViews = disjointViews; }
 
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }

@@ -27,6 +27,17 @@ public final class FaceEmbedders {
         };
     }
 
+    /**
+     * Appearances a person's link score averages, per network ({@code PersonLedger}): chosen with
+     * {@link #linkThreshold} on the crowd benchmark ({@code docs/results/crowd-*.csv}).
+     */
+    public static int linkMatches(String network) {
+        return switch (network) {
+            case FR_FEATURE, DLIB -> 1;
+            default -> throw new IllegalArgumentException("unknown embedding network '" + network + "'; known: " + NAMES);
+        };
+    }
+
     /** Why the packaged network cannot run here (its files are not installed), or empty when it can. */
     public static java.util.Optional<String> missing(String network) {
         boolean present = switch (network) {

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,17 +36,17 @@ class GatewayLinkingTest {
             assertFalse(l.passes(frame, new DetectedFace(new Rect(100, 50, 60, 70), FIVE_POINTS, 0.5f)), "unsure detection");
             assertFalse(l.passes(frame, new DetectedFace(new Rect(290, 50, 60, 70), FIVE_POINTS, 0.95f)), "cut by the edge");
             // A track none of whose faces passed has no person, and nothing is embedded for it.
-            Map<String, String> tracks = new HashMap<>();
             java.util.function.Supplier<double[]> never = () -> {
                 throw new AssertionError("embedded");
             };
-            assertTrue(l.personOf("cam-1", "trk-1", tracks, frame, new DetectedFace(new Rect(100, 50, 30, 35), FIVE_POINTS,
+            assertTrue(l.personOf("cam-1", "trk-1", frame, new DetectedFace(new Rect(100, 50, 30, 35), FIVE_POINTS,
                     0.95f), never, Instant.now()).isEmpty());
-            assertTrue(tracks.isEmpty());
-            tracks.put("trk-2", "0b7c3d5e-0000-4000-8000-000000000000");
-            assertEquals("0b7c3d5e-0000-4000-8000-000000000000", l.personOf("cam-1", "trk-2", tracks, frame,
-                    new DetectedFace(new Rect(100, 50, 60, 70), FIVE_POINTS, 0.95f), never, Instant.now()).orElseThrow(),
-                    "a linked track keeps its person without a new embedding");
+            assertEquals(0, l.ledger().persons());
+            String p = l.personOf("cam-1", "trk-2", frame, new DetectedFace(new Rect(100, 50, 60, 70), FIVE_POINTS, 0.95f),
+                    () -> PersonLedgerTest.face(0, 1, 0), Instant.now()).orElseThrow().personId();
+            assertEquals(p, l.personOf("cam-1", "trk-2", frame,
+                    new DetectedFace(new Rect(100, 50, 60, 70), FIVE_POINTS, 0.95f), never, Instant.now()).orElseThrow().personId(),
+                    "a linked track keeps its person without a new embedding until its next check");
         } finally {
             frame.release();
         }
