@@ -111,8 +111,8 @@ public final class CrowdBenchmark {
 
     /** Thresholds on a 0.01 grid over where each network's cosines decide. */
     static double[] grid(String model) {
-        double lo = FaceEmbedders.DLIB.equals(model) ? 0.80 : 0.15;
-        double hi = FaceEmbedders.DLIB.equals(model) ? 0.97 : 0.65;
+        double lo = FaceEmbedders.DLIB.equals(model) ? 0.86 : 0.20;
+        double hi = FaceEmbedders.DLIB.equals(model) ? 0.96 : 0.55;
         int n = (int) Math.round((hi - lo) / 0.01) + 1;
         double[] g = new double[n];
         for (int i = 0; i < n; i++) {
