@@ -49,6 +49,8 @@ final class CameraWorker {
     private final boolean independentFrames;
     private final FaceFinder detector;
     private FaceEmbedder embedder;
+    /** This camera's embedder of the linking network, where linking does not reuse the release's. */
+    private FaceEmbedder linkEmbedder;
     private final PolicyStore policies;
     private final Mechanisms mechanisms;
     private final FacePublisher publisher;
@@ -161,7 +163,8 @@ final class CameraWorker {
                 long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {budgetVersion, 0});
                 // The person is linked before any grant, and must have room before the track asks.
                 Optional<GatewayLinking.Segment> segment = linking == null ? Optional.empty() : linking.personOf(camera,
-                        t.trackId(), frame.image(), found.get(i), embedding, frame.capturedAt());
+                        t.trackId(), frame.image(), found.get(i), linking.network() == null ? embedding
+                                : FaceInput.embedding(frame.image(), found.get(i), this::linkEmbedder), frame.capturedAt());
                 Optional<String> person = segment.map(GatewayLinking.Segment::personId);
                 // A track linking split keeps its paid part on its own id; the rest asks a fresh track allowance.
                 String budgetTrack = segment.map(GatewayLinking.Segment::budgetTrack).orElse(t.trackId());
@@ -222,6 +225,14 @@ final class CameraWorker {
             embedder = mechanisms.newEmbedder();
         }
         return embedder;
+    }
+
+    /** This camera's embedder for linking, made on the first face linking needs. */
+    private FaceEmbedder linkEmbedder() {
+        if (linkEmbedder == null) {
+            linkEmbedder = org.privface.agent.embed.FaceEmbedders.create(linking.network());
+        }
+        return linkEmbedder;
     }
 
     private List<IouTracker.Tracked> track(List<DetectedFace> faces, Frame frame) {

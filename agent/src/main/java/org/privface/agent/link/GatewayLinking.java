@@ -53,6 +53,8 @@ public final class GatewayLinking {
     private final int facesToLink;
     private final int recheckEvery;
     private final boolean disjointViews;
+    /** The packaged network linking embeds with; null: the release's embedding. */
+    private String network;
     /** Live and recently ended tracks of every camera, by camera and track id. */
     private final Map<String, TrackState> tracks = new HashMap<>();
     private long splits;
@@ -113,11 +115,16 @@ public final class GatewayLinking {
         }
     }
 
-    /** How a gateway links: threshold and evidence ({@code docs/privacy.md}, "The budget per person"). */
-    public record Rule(double threshold, int matches, int facesToLink, int recheckEvery, boolean disjointViews) {
-        /** Today's rule before issue 30: the first passing face against the best single match. */
+    /**
+     * How a gateway links: threshold and evidence ({@code docs/privacy.md}, "The budget per person").
+     *
+     * @param network the packaged network linking embeds with; null: the release's embedding
+     */
+    public record Rule(double threshold, int matches, int facesToLink, int recheckEvery, boolean disjointViews,
+                       String network) {
+        /** The rule before issue 30: the first passing face, the best single match, the release's embedding. */
         public static Rule single(double threshold) {
-            return new Rule(threshold, 1, 1, DEFAULT_RECHECK_EVERY, false);
+            return new Rule(threshold, 1, 1, DEFAULT_RECHECK_EVERY, false, null);
         }
     }
 
@@ -145,12 +152,19 @@ public final class GatewayLinking {
             return new Decision(null, "the detector gives no landmarks, which alignment needs");
         }
         PersonLedger l = PersonLedger.open(dir, rule.threshold(), rule.matches(), window, Instant.now());
-        return new Decision(new GatewayLinking(l, minFaceSize, minScore, rule.facesToLink(), rule.recheckEvery(),
-                rule.disjointViews()), "on");
+        GatewayLinking g = new GatewayLinking(l, minFaceSize, minScore, rule.facesToLink(), rule.recheckEvery(),
+                rule.disjointViews());
+        g.network = rule.network();
+        return new Decision(g, "on" + (rule.network() == null ? "" : ", embedding with " + rule.network()));
     }
 
     public PersonLedger ledger() {
         return ledger;
+    }
+
+    /** The packaged network linking embeds with, or null where it reuses the release's embedding. */
+    public String network() {
+        return network;
     }
 
     /**
@@ -287,6 +301,7 @@ public final class GatewayLinking {
         m.put("enabled", true);
         m.put("budgetScope", "person");
         m.put("threshold", s.threshold());
+        m.put("network", network == null ? "release's" : network);
         m.put("matches", ledger.matches());
         m.put("facesToLink", facesToLink);
         m.put("disjointViews", disjointViews);

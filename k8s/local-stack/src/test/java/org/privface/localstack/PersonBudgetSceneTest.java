@@ -107,7 +107,7 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
             for (int c = 0; c < CAMERAS; c++) {
                 feeds.add(scene(work.resolve("scene-cam" + c), people, c));
             }
-            double missRate = calibratedMissRate();
+            double missRate = missRateAt(root, NETWORK, THRESHOLD);
             RunResult track = run("scene-track", feeds, false);
             RunResult person = run("scene-person", feeds, true);
 
@@ -143,16 +143,16 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
         return r.epsilonByPerson().values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
     }
 
-    /** The miss rate at the default threshold from docs/results/link-calibration-" + NETWORK + ".csv; 1 % where it is absent. */
-    private double calibratedMissRate() throws Exception {
-        Path csv = root.resolve("docs/results/link-calibration-" + NETWORK + ".csv");
+    /** The lfw139 miss rate at {@code threshold} from docs/results/link-calibration-<network>.csv; 1 % where it is absent. */
+    static double missRateAt(Path root, String network, double threshold) throws Exception {
+        Path csv = root.resolve("docs/results/link-calibration-" + network + ".csv");
         if (!Files.exists(csv)) {
             return 0.01;
         }
         for (String l : Files.readAllLines(csv)) {
             String[] f = l.split(",");
             if (f.length > 1 && f[0].matches("-?[0-9.]+")
-                    && Math.abs(Double.parseDouble(f[0]) - THRESHOLD) < 1e-9) {
+                    && Math.abs(Double.parseDouble(f[0]) - threshold) < 1e-9) {
                 return Double.parseDouble(f[1]);
             }
         }
@@ -179,7 +179,7 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
     }
 
     /** A 480×360 grey frame, with the 150×150 photo enlarged to 225×225 in its middle. */
-    private static BufferedImage frame(BufferedImage photo) {
+    static BufferedImage frame(BufferedImage photo) {
         BufferedImage f = new BufferedImage(480, 360, BufferedImage.TYPE_3BYTE_BGR);
         Graphics2D g = f.createGraphics();
         g.setColor(new Color(128, 128, 128));

@@ -1,0 +1,291 @@
+package org.privface.localstack;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import javax.imageio.ImageIO;
+
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.privface.agent.AgentPipeline;
+import org.privface.agent.dataset.FaceDatasets;
+import org.privface.agent.detect.FaceModels;
+import org.privface.agent.embed.FaceEmbedders;
+import org.privface.wire.FaceRecords;
+import org.privface.wire.topics.TopicApplier;
+import org.privface.wire.topics.Topics;
+
+/**
+ * Issue 30's crowd, small enough for {@code mvn verify}: one gateway's three MJPEG cameras see 20
+ * different real people (10 of lfw139, 10 of lfw-public) in one window, each two or three times, on a
+ * different camera each time with a different photo, at policy {@code once}, through the agent's
+ * default linking. The showings come in rounds, and a person is on one camera per round, so no
+ * person is ever on two cameras at once.
+ *
+ * <p>Privacy is counted from the gateway's own logs against the truth, not from record fields: the
+ * origin ledger traces each release to its camera and frame, hence to the person shown there, and
+ * each release at {@code once} spends the policy's ε. Every release must also be on the broker.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class CrowdSceneTest extends BrokerProcessTest {
+    private static final String TOKEN = "crowd-test-token";
+    private static final double EPSILON = 2;
+    private static final int PEOPLE = 20;
+    private static final int CAMERAS = 3;
+    /** Frames a face is shown, then frames without one: more than the tracker's 15 missed frames. */
+    private static final int FACE_FRAMES = 10;
+    private static final int BLANK_FRAMES = 17;
+    private static final int SLOT = FACE_FRAMES + BLANK_FRAMES;
+    private static final int FPS = 10;
+    private static final String NETWORK = new org.privface.agent.AgentSettings.Embedder().getNetwork();
+
+    private Path lfw139;
+    private Path lfwPublic;
+
+    @Override
+    protected String name() {
+        return "crowd-scene";
+    }
+
+    @Override
+    protected void assumeReady() {
+        Path r = FaceDatasets.root().orElse(null);
+        lfw139 = r == null ? null : r.resolve("lfw139");
+        lfwPublic = r == null ? null : r.resolve("lfw-public");
+        assumeTrue(lfw139 != null && Files.isDirectory(lfw139) && Files.isDirectory(lfwPublic),
+                "lfw139 and lfw-public not found: set FACE_DATASETS to the shared datasets folder");
+        assumeTrue(FaceEmbedders.missing(NETWORK).isEmpty(), FaceEmbedders.missing(NETWORK).orElse(""));
+        assumeTrue(FaceModels.findYunet(null).isPresent(), "YuNet not found under FACE_MODELS: linking needs its landmarks");
+    }
+
+    /** Person p's showings: 2 or 3. */
+    static int showings(int p) {
+        return 2 + p % 2;
+    }
+
+    /**
+     * The schedule: per camera, the person in each slot (-1: no one). In round j every person with
+     * more than j showings is on camera (p + j) mod 3; rounds are padded to the same length on every camera.
+     */
+    static List<List<Integer>> schedule() {
+        List<List<Integer>> cams = new ArrayList<>();
+        for (int c = 0; c < CAMERAS; c++) {
+            cams.add(new ArrayList<>());
+        }
+        for (int j = 0; j < 3; j++) {
+            List<List<Integer>> round = new ArrayList<>();
+            int longest = 0;
+            for (int c = 0; c < CAMERAS; c++) {
+                List<Integer> on = new ArrayList<>();
+                for (int p = 0; p < PEOPLE; p++) {
+                    if (showings(p) > j && (p + j) % CAMERAS == c) {
+                        on.add(p);
+                    }
+                }
+                round.add(on);
+                longest = Math.max(longest, on.size());
+            }
+            for (int c = 0; c < CAMERAS; c++) {
+                while (round.get(c).size() < longest) {
+                    round.get(c).add(-1);
+                }
+                cams.get(c).addAll(round.get(c));
+            }
+        }
+        for (List<Integer> c : cams) {
+            c.add(-1); // the loop ends with no one, so a second loop is a return, not a longer showing
+        }
+        return cams;
+    }
+
+    @Test
+    void aCrowdIsReleasedOnceEachAndNobodyIsDoubleSpentBeyondTheMissesPredicted() throws Exception {
+        boolean ok = false;
+        try {
+            List<List<Path>> photos = new ArrayList<>();
+            photos.addAll(people(lfw139, 10));
+            photos.addAll(people(lfwPublic, 10));
+            List<List<Integer>> schedule = schedule();
+            List<Path> feeds = new ArrayList<>();
+            for (int c = 0; c < CAMERAS; c++) {
+                feeds.add(feed(work.resolve("crowd-cam" + c), schedule, photos, c));
+            }
+            String site = "crowd";
+            Path ledger = work.resolve("crowd-origins.csv");
+            List<String> urls = new ArrayList<>();
+            Map<String, Object> linking = run(site, feeds, ledger, schedule.get(0).size() * SLOT, urls);
+
+            // Truth from the gateway's origin ledger: camera and frame of each release.
+            Map<String, Integer> personOfEvent = new HashMap<>();
+            for (String line : Files.readAllLines(ledger)) {
+                int comma = line.indexOf(',');
+                if (comma < 0) {
+                    continue;
+                }
+                String origin = line.substring(comma + 1);
+                int camera = urls.indexOf(origin.substring(0, origin.lastIndexOf('#')));
+                assertTrue(camera >= 0, "the origin " + origin + " names one of the feeds " + urls);
+                long frame = Long.parseLong(origin.substring(origin.lastIndexOf('#') + 1));
+                List<Integer> slots = schedule.get(camera);
+                int i = (int) (frame % (slots.size() * SLOT));
+                personOfEvent.put(line.substring(0, comma), i % SLOT < FACE_FRAMES ? slots.get(i / SLOT) : -1);
+            }
+            Set<String> onBroker = new HashSet<>();
+            for (ConsumerRecord<String, byte[]> r : FaultKit.readAll(bootstrap, List.of(Topics.query(site)), Duration.ofSeconds(30))) {
+                onBroker.add(FaceRecords.decodeFace(r.value()).getEventId());
+            }
+            int[] releases = new int[PEOPLE];
+            int untraced = 0;
+            for (var e : personOfEvent.entrySet()) {
+                assertTrue(onBroker.contains(e.getKey()), "release " + e.getKey() + " reached the broker");
+                if (e.getValue() < 0) {
+                    untraced++;
+                } else {
+                    releases[e.getValue()]++;
+                }
+            }
+            int released = 0;
+            int over = 0;
+            int repeats = 0;
+            for (int p = 0; p < PEOPLE; p++) {
+                released += releases[p] > 0 ? 1 : 0;
+                over += releases[p] > 1 ? 1 : 0;
+                repeats += showings(p) - 1;
+            }
+            double miss = PersonBudgetSceneTest.missRateAt(root, NETWORK, FaceEmbedders.linkThreshold(NETWORK));
+            int predicted = (int) Math.ceil(repeats * miss);
+            System.out.printf(Locale.ROOT, "CROWD %d people, %d showings on %d cameras, ε %.1f once, %s threshold %.2f: "
+                            + "released %d/%d, over ε %d (predicted misses %d at miss rate %.4f); releases per person %s; linking %s%n",
+                    PEOPLE, PEOPLE + repeats, CAMERAS, EPSILON, NETWORK, FaceEmbedders.linkThreshold(NETWORK), released, PEOPLE,
+                    over, predicted, miss, java.util.Arrays.toString(releases), linking);
+            assertEquals(0, untraced, "every release traces to a face segment of the scene");
+            assertTrue(over <= predicted, over + " people spent more than ε; the miss rate predicts " + predicted);
+            assertTrue(released >= PEOPLE * 3 / 4, "a crowd of 20 is mostly released: " + released);
+            assertTrue(((Number) linking.get("maxPersonEpsilon")).doubleValue() <= EPSILON + 1e-9);
+            ok = true;
+        } finally {
+            passed &= ok;
+        }
+    }
+
+    /** The first {@code n} people (sorted) with at least three photos, and their photos. */
+    private static List<List<Path>> people(Path set, int n) throws Exception {
+        List<List<Path>> out = new ArrayList<>();
+        try (Stream<Path> s = Files.list(set)) {
+            for (Path d : s.filter(Files::isDirectory).sorted().toList()) {
+                List<Path> jpgs;
+                try (Stream<Path> f = Files.list(d)) {
+                    jpgs = f.filter(p -> p.toString().endsWith(".jpg")).sorted().toList();
+                }
+                if (jpgs.size() >= 3 && out.size() < n) {
+                    out.add(jpgs);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** One camera's loop: showing j of a person is their photo j, then no one. */
+    private static Path feed(Path dir, List<List<Integer>> schedule, List<List<Path>> photos, int camera) throws Exception {
+        Files.createDirectories(dir);
+        BufferedImage blank = PersonBudgetSceneTest.frame(null);
+        int n = 0;
+        for (int p : schedule.get(camera)) {
+            BufferedImage face = null;
+            if (p >= 0) {
+                // The round this slot is in is the showing's index: a different photo each time.
+                int j = (camera - p % CAMERAS + CAMERAS) % CAMERAS;
+                face = PersonBudgetSceneTest.frame(ImageIO.read(photos.get(p).get(j).toFile()));
+            }
+            for (int i = 0; i < SLOT; i++) {
+                ImageIO.write(i < FACE_FRAMES && face != null ? face : blank, "png",
+                        dir.resolve(String.format("f%04d.png", n++)).toFile());
+            }
+        }
+        return dir;
+    }
+
+    /** Runs the agent on the feeds until each camera has read {@code frames}; {@code urls} gets the feeds' URLs by camera. */
+    private Map<String, Object> run(String site, List<Path> folders, Path ledger, long frames, List<String> urls)
+            throws Exception {
+        Properties ap = new Properties();
+        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(ap)) {
+            new TopicApplier(admin).apply(Topics.definitions(List.of(site)));
+        }
+        List<MjpegFeed> feeds = new ArrayList<>();
+        ApplicationContext ctx = null;
+        try {
+            Map<String, Object> props = new HashMap<>();
+            props.put("kafka.bootstrap.servers", bootstrap);
+            props.put("micronaut.server.port", -1);
+            props.put("micronaut.server.host", "127.0.0.1");
+            props.put("agent.site-id", site);
+            props.put("agent.gateway-id", site + "-gw");
+            props.put("agent.publish-enrollments", false);
+            props.put("agent.data-dir", Files.createDirectories(work.resolve(site + "-data")).toString());
+            props.put("agent.ledger", ledger.toString());
+            props.put("agent.detector", "yunet");
+            props.put("agent.mechanism", "embedding");
+            props.put("agent.sensitivity-mode", "sign-cap");
+            props.put("agent.epsilon", EPSILON);
+            props.put("agent.budget", "once");
+            props.put("agent.control.token", TOKEN);
+            for (int c = 0; c < folders.size(); c++) {
+                MjpegFeed f = new MjpegFeed(folders.get(c), FPS);
+                feeds.add(f);
+                urls.add(f.url());
+                props.put("agent.cameras.crowd-cam" + c + ".url", f.url());
+            }
+            ctx = ApplicationContext.builder()
+                    .classLoader(new BrokerOutageTest.HidingClassLoader(getClass().getClassLoader(),
+                            org.privface.recognizer.Application.class))
+                    .properties(BrokerOutageTest.HidingClassLoader.agentAlone(props))
+                    .start();
+            ctx.getBean(EmbeddedServer.class).start();
+            AgentPipeline pipeline = ctx.getBean(AgentPipeline.class);
+            String base = "http://127.0.0.1:" + ctx.getBean(EmbeddedServer.class).getPort();
+            FaultKit.awaitTrue("every camera read " + frames + " frames", Duration.ofSeconds(150), FaultKit.quietly(() -> {
+                Map<String, Object> s = FaultKit.json(base + "/control/status", TOKEN);
+                for (int c = 0; c < folders.size(); c++) {
+                    if (FaultKit.number(s, "cameras.crowd-cam" + c + ".frames") < frames) {
+                        return false;
+                    }
+                }
+                return true;
+            }));
+            feeds.forEach(MjpegFeed::close);
+            FaultKit.awaitStable("releases after the feeds ended", Duration.ofSeconds(20), pipeline::releases);
+            assertTrue(pipeline.uplink().drain(Duration.ofSeconds(30)), "the spool drained");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> l = (Map<String, Object>) FaultKit.json(base + "/control/status", TOKEN).get("linking");
+            return l;
+        } finally {
+            feeds.forEach(MjpegFeed::close);
+            if (ctx != null) {
+                ctx.close();
+            }
+        }
+    }
+}
