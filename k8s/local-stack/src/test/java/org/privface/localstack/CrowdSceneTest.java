@@ -47,15 +47,19 @@ import org.privface.wire.topics.Topics;
  * origin ledger traces each release to its camera and frame, hence to the person shown there, and
  * each release at {@code once} spends the policy's ε. Every release must also be on the broker.
  */
-@Timeout(value = 240, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
 class CrowdSceneTest extends BrokerProcessTest {
     private static final String TOKEN = "crowd-test-token";
     private static final double EPSILON = 2;
     private static final int PEOPLE = 20;
     private static final int CAMERAS = 3;
-    /** Frames a face is shown, then frames without one: more than the tracker's 15 missed frames. */
-    private static final int FACE_FRAMES = 10;
-    private static final int BLANK_FRAMES = 17;
+    /**
+     * Frames a face is shown, then one without: consecutive showings alternate between the frame's
+     * left and right halves, so each is a new track, and a place is empty for longer than the
+     * tracker's 15 missed frames before it is used again.
+     */
+    private static final int FACE_FRAMES = 8;
+    private static final int BLANK_FRAMES = 1;
     private static final int SLOT = FACE_FRAMES + BLANK_FRAMES;
     private static final int FPS = 10;
     private static final String NETWORK = new org.privface.agent.AgentSettings.Embedder().getNetwork();
@@ -209,14 +213,14 @@ class CrowdSceneTest extends BrokerProcessTest {
     /** One camera's loop: showing j of a person is their photo j, then no one. */
     private static Path feed(Path dir, List<List<Integer>> schedule, List<List<Path>> photos, int camera) throws Exception {
         Files.createDirectories(dir);
-        BufferedImage blank = PersonBudgetSceneTest.frame(null);
+        BufferedImage blank = frame(null, 0);
         int n = 0;
         for (int p : schedule.get(camera)) {
             BufferedImage face = null;
             if (p >= 0) {
                 // The round this slot is in is the showing's index: a different photo each time.
                 int j = (camera - p % CAMERAS + CAMERAS) % CAMERAS;
-                face = PersonBudgetSceneTest.frame(ImageIO.read(photos.get(p).get(j).toFile()));
+                face = frame(ImageIO.read(photos.get(p).get(j).toFile()), n / SLOT % 2);
             }
             for (int i = 0; i < SLOT; i++) {
                 ImageIO.write(i < FACE_FRAMES && face != null ? face : blank, "png",
@@ -227,6 +231,20 @@ class CrowdSceneTest extends BrokerProcessTest {
     }
 
     /** Runs the agent on the feeds until each camera has read {@code frames}; {@code urls} gets the feeds' URLs by camera. */
+    /** A 480×360 grey frame, with the 150×150 photo enlarged to 225×225 in its left (0) or right (1) half. */
+    private static BufferedImage frame(BufferedImage photo, int side) {
+        BufferedImage f = new BufferedImage(480, 360, BufferedImage.TYPE_3BYTE_BGR);
+        java.awt.Graphics2D g = f.createGraphics();
+        g.setColor(new java.awt.Color(128, 128, 128));
+        g.fillRect(0, 0, 480, 360);
+        if (photo != null) {
+            g.setRenderingHint(java.awt.RenderingHints.KEY_INTERPOLATION, java.awt.RenderingHints.VALUE_INTERPOLATION_BILINEAR);
+            g.drawImage(photo, side == 0 ? 8 : 247, 68, 225, 225, null);
+        }
+        g.dispose();
+        return f;
+    }
+
     private Map<String, Object> run(String site, List<Path> folders, Path ledger, long frames, List<String> urls)
             throws Exception {
         Properties ap = new Properties();

@@ -179,7 +179,7 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
     }
 
     /** A 480×360 grey frame, with the 150×150 photo enlarged to 225×225 in its middle. */
-    static BufferedImage frame(BufferedImage photo) {
+    private static BufferedImage frame(BufferedImage photo) {
         BufferedImage f = new BufferedImage(480, 360, BufferedImage.TYPE_3BYTE_BGR);
         Graphics2D g = f.createGraphics();
         g.setColor(new Color(128, 128, 128));
