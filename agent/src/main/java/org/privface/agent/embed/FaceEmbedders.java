@@ -40,7 +40,8 @@ public final class FaceEmbedders {
      */
     public static int linkMatches(String network) {
         return switch (network) {
-            case FR_FEATURE, DLIB -> 1;
+            case FR_FEATURE -> 1;
+            case DLIB -> 2;
             default -> throw new IllegalArgumentException("unknown embedding network '" + network + "'; known: " + NAMES);
         };
     }
