@@ -14,26 +14,19 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import javax.imageio.ImageIO;
 
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.privface.agent.AgentPipeline;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.detect.FaceModels;
 import org.privface.agent.embed.FaceEmbedders;
 import org.privface.wire.FaceRecords;
-import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -49,7 +42,6 @@ import org.privface.wire.topics.Topics;
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class CrowdSceneTest extends BrokerProcessTest {
-    private static final String TOKEN = "crowd-test-token";
     private static final double EPSILON = 2;
     private static final int PEOPLE = 20;
     private static final int CAMERAS = 3;
@@ -138,7 +130,8 @@ class CrowdSceneTest extends BrokerProcessTest {
             String site = "crowd";
             Path ledger = work.resolve("crowd-origins.csv");
             List<String> urls = new ArrayList<>();
-            Map<String, Object> linking = run(site, feeds, ledger, schedule.get(0).size() * SLOT, urls);
+            Map<String, Object> linking = SceneAgent.run(bootstrap, work, site, feeds, FPS, schedule.get(0).size() * SLOT,
+                    ledger, EPSILON, Map.of(), urls);
 
             // Truth from the gateway's origin ledger: camera and frame of each release.
             Map<String, Integer> personOfEvent = new HashMap<>();
@@ -228,82 +221,5 @@ class CrowdSceneTest extends BrokerProcessTest {
             }
         }
         return dir;
-    }
-
-    /** Runs the agent on the feeds until each camera has read {@code frames}; {@code urls} gets the feeds' URLs by camera. */
-    /** A 480×360 grey frame, with the 150×150 photo enlarged to 225×225 in its left (0) or right (1) half. */
-    private static BufferedImage frame(BufferedImage photo, int side) {
-        BufferedImage f = new BufferedImage(480, 360, BufferedImage.TYPE_3BYTE_BGR);
-        java.awt.Graphics2D g = f.createGraphics();
-        g.setColor(new java.awt.Color(128, 128, 128));
-        g.fillRect(0, 0, 480, 360);
-        if (photo != null) {
-            g.setRenderingHint(java.awt.RenderingHints.KEY_INTERPOLATION, java.awt.RenderingHints.VALUE_INTERPOLATION_BILINEAR);
-            g.drawImage(photo, side == 0 ? 8 : 247, 68, 225, 225, null);
-        }
-        g.dispose();
-        return f;
-    }
-
-    private Map<String, Object> run(String site, List<Path> folders, Path ledger, long frames, List<String> urls)
-            throws Exception {
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(site)));
-        }
-        List<MjpegFeed> feeds = new ArrayList<>();
-        ApplicationContext ctx = null;
-        try {
-            Map<String, Object> props = new HashMap<>();
-            props.put("kafka.bootstrap.servers", bootstrap);
-            props.put("micronaut.server.port", -1);
-            props.put("micronaut.server.host", "127.0.0.1");
-            props.put("agent.site-id", site);
-            props.put("agent.gateway-id", site + "-gw");
-            props.put("agent.publish-enrollments", false);
-            props.put("agent.data-dir", Files.createDirectories(work.resolve(site + "-data")).toString());
-            props.put("agent.ledger", ledger.toString());
-            props.put("agent.detector", "yunet");
-            props.put("agent.mechanism", "embedding");
-            props.put("agent.sensitivity-mode", "sign-cap");
-            props.put("agent.epsilon", EPSILON);
-            props.put("agent.budget", "once");
-            props.put("agent.control.token", TOKEN);
-            for (int c = 0; c < folders.size(); c++) {
-                MjpegFeed f = new MjpegFeed(folders.get(c), FPS);
-                feeds.add(f);
-                urls.add(f.url());
-                props.put("agent.cameras.crowd-cam" + c + ".url", f.url());
-            }
-            ctx = ApplicationContext.builder()
-                    .classLoader(new BrokerOutageTest.HidingClassLoader(getClass().getClassLoader(),
-                            org.privface.recognizer.Application.class))
-                    .properties(BrokerOutageTest.HidingClassLoader.agentAlone(props))
-                    .start();
-            ctx.getBean(EmbeddedServer.class).start();
-            AgentPipeline pipeline = ctx.getBean(AgentPipeline.class);
-            String base = "http://127.0.0.1:" + ctx.getBean(EmbeddedServer.class).getPort();
-            FaultKit.awaitTrue("every camera read " + frames + " frames", Duration.ofSeconds(150), FaultKit.quietly(() -> {
-                Map<String, Object> s = FaultKit.json(base + "/control/status", TOKEN);
-                for (int c = 0; c < folders.size(); c++) {
-                    if (FaultKit.number(s, "cameras.crowd-cam" + c + ".frames") < frames) {
-                        return false;
-                    }
-                }
-                return true;
-            }));
-            feeds.forEach(MjpegFeed::close);
-            FaultKit.awaitStable("releases after the feeds ended", Duration.ofSeconds(20), pipeline::releases);
-            assertTrue(pipeline.uplink().drain(Duration.ofSeconds(30)), "the spool drained");
-            @SuppressWarnings("unchecked")
-            Map<String, Object> l = (Map<String, Object>) FaultKit.json(base + "/control/status", TOKEN).get("linking");
-            return l;
-        } finally {
-            feeds.forEach(MjpegFeed::close);
-            if (ctx != null) {
-                ctx.close();
-            }
-        }
     }
 }

@@ -18,27 +18,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import javax.imageio.ImageIO;
 
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.privface.agent.AgentPipeline;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.detect.FaceModels;
 import org.privface.agent.link.GatewayLinking;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
-import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -55,7 +48,6 @@ import org.privface.wire.topics.Topics;
 @Timeout(value = 420, unit = TimeUnit.SECONDS)
 class PersonBudgetSceneTest extends BrokerProcessTest {
 
-    private static final String TOKEN = "scene-test-token";
     private static final double EPSILON = 2;
     private static final int PEOPLE = 4;
     private static final int CAMERAS = 3;
@@ -200,64 +192,10 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
     }
 
     private RunResult run(String site, List<Path> folders, boolean link) throws Exception {
-        applyTopics(site);
-        Path data = Files.createDirectories(work.resolve(site + "-data"));
         Path ledger = work.resolve(site + "-origins.csv");
-        List<MjpegFeed> feeds = new ArrayList<>();
-        ApplicationContext ctx = null;
-        Map<String, Object> linking;
-        try {
-            Map<String, Object> props = new HashMap<>();
-            props.put("kafka.bootstrap.servers", bootstrap);
-            props.put("micronaut.server.port", -1);
-            props.put("micronaut.server.host", "127.0.0.1");
-            props.put("agent.site-id", site);
-            props.put("agent.gateway-id", site + "-gw");
-            props.put("agent.publish-enrollments", false);
-            props.put("agent.data-dir", data.toString());
-            props.put("agent.ledger", ledger.toString());
-            props.put("agent.detector", "yunet");
-            props.put("agent.mechanism", "embedding");
-            props.put("agent.sensitivity-mode", "sign-cap");
-            props.put("agent.epsilon", EPSILON);
-            props.put("agent.budget", "once");
-            props.put("agent.control.token", TOKEN);
-            props.put("agent.link.enabled", link);
-            for (int c = 0; c < folders.size(); c++) {
-                MjpegFeed f = new MjpegFeed(folders.get(c), FPS);
-                feeds.add(f);
-                props.put("agent.cameras.cam" + c + ".url", f.url());
-            }
-            ctx = ApplicationContext.builder()
-                    .classLoader(new BrokerOutageTest.HidingClassLoader(getClass().getClassLoader(),
-                            org.privface.recognizer.Application.class))
-                    .properties(BrokerOutageTest.HidingClassLoader.agentAlone(props))
-                    .start();
-            ctx.getBean(EmbeddedServer.class).start();
-            AgentPipeline pipeline = ctx.getBean(AgentPipeline.class);
-            String base = "http://127.0.0.1:" + ctx.getBean(EmbeddedServer.class).getPort();
-            long frames = (long) LOOPS * PEOPLE * SLOT + FACE_FRAMES;
-            FaultKit.awaitTrue("every camera read " + frames + " frames", Duration.ofSeconds(150), FaultKit.quietly(() -> {
-                Map<String, Object> s = FaultKit.json(base + "/control/status", TOKEN);
-                for (int c = 0; c < folders.size(); c++) {
-                    if (FaultKit.number(s, "cameras.cam" + c + ".frames") < frames) {
-                        return false;
-                    }
-                }
-                return true;
-            }));
-            feeds.forEach(MjpegFeed::close);
-            FaultKit.awaitStable("releases after the feeds ended", Duration.ofSeconds(20), pipeline::releases);
-            assertTrue(pipeline.uplink().drain(Duration.ofSeconds(30)), "the spool drained");
-            @SuppressWarnings("unchecked")
-            Map<String, Object> l = (Map<String, Object>) FaultKit.json(base + "/control/status", TOKEN).get("linking");
-            linking = l;
-        } finally {
-            feeds.forEach(MjpegFeed::close);
-            if (ctx != null) {
-                ctx.close();
-            }
-        }
+        Map<String, Object> linking = SceneAgent.run(bootstrap, work, site, folders, FPS,
+                (long) LOOPS * PEOPLE * SLOT + FACE_FRAMES, ledger, EPSILON, Map.of("agent.link.enabled", link),
+                new ArrayList<>());
         Map<String, String> origins = new HashMap<>();
         for (String line : Files.readAllLines(ledger)) {
             int comma = line.indexOf(',');
@@ -298,13 +236,5 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
         // Every record of a run lies inside one budget window, so its sums are per-window totals.
         assertTrue(first == null || Duration.between(first, last).compareTo(Duration.ofMinutes(10)) < 0);
         return new RunResult(eps, count, seen.size(), untraced, linking);
-    }
-
-    private void applyTopics(String site) throws Exception {
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(site)));
-        }
     }
 }

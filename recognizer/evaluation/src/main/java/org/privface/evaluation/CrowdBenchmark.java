@@ -88,7 +88,7 @@ public final class CrowdBenchmark {
                         double[] over = new double[grid.length];
                         for (int k = 0; k < grid.length; k++) {
                             Outcome o = run(pool, n, runs, seed, new GatewayLinking.Rule(grid[k], matches, 1,
-                                    GatewayLinking.DEFAULT_RECHECK_EVERY, true));
+                                    GatewayLinking.DEFAULT_RECHECK_EVERY, true, null));
                             row(csv, model, n, "after", matches, true, grid[k], o, runs);
                             rel[k] = o.released();
                             over[k] = o.over();
