@@ -54,7 +54,10 @@ class CrowdSceneTest extends BrokerProcessTest {
     private static final int BLANK_FRAMES = 1;
     private static final int SLOT = FACE_FRAMES + BLANK_FRAMES;
     private static final int FPS = 10;
+    /** The release's default network, and the network linking embeds with by default. */
     private static final String NETWORK = new org.privface.agent.AgentSettings.Embedder().getNetwork();
+    private static final String LINK_NETWORK = new org.privface.agent.AgentSettings.Link()
+            .network(new org.privface.agent.AgentSettings.Embedder());
 
     private Path lfw139;
     private Path lfwPublic;
@@ -72,6 +75,7 @@ class CrowdSceneTest extends BrokerProcessTest {
         assumeTrue(lfw139 != null && Files.isDirectory(lfw139) && Files.isDirectory(lfwPublic),
                 "lfw139 and lfw-public not found: set FACE_DATASETS to the shared datasets folder");
         assumeTrue(FaceEmbedders.missing(NETWORK).isEmpty(), FaceEmbedders.missing(NETWORK).orElse(""));
+        assumeTrue(FaceEmbedders.missing(LINK_NETWORK).isEmpty(), FaceEmbedders.missing(LINK_NETWORK).orElse(""));
         assumeTrue(FaceModels.findYunet(null).isPresent(), "YuNet not found under FACE_MODELS: linking needs its landmarks");
     }
 
@@ -170,11 +174,11 @@ class CrowdSceneTest extends BrokerProcessTest {
                 over += releases[p] > 1 ? 1 : 0;
                 repeats += showings(p) - 1;
             }
-            double miss = PersonBudgetSceneTest.missRateAt(root, NETWORK, FaceEmbedders.linkThreshold(NETWORK));
+            double miss = PersonBudgetSceneTest.missRateAt(root, LINK_NETWORK, FaceEmbedders.linkThreshold(LINK_NETWORK));
             int predicted = (int) Math.ceil(repeats * miss);
             System.out.printf(Locale.ROOT, "CROWD %d people, %d showings on %d cameras, ε %.1f once, %s threshold %.2f: "
                             + "released %d/%d, over ε %d (predicted misses %d at miss rate %.4f); releases per person %s; linking %s%n",
-                    PEOPLE, PEOPLE + repeats, CAMERAS, EPSILON, NETWORK, FaceEmbedders.linkThreshold(NETWORK), released, PEOPLE,
+                    PEOPLE, PEOPLE + repeats, CAMERAS, EPSILON, LINK_NETWORK, FaceEmbedders.linkThreshold(LINK_NETWORK), released, PEOPLE,
                     over, predicted, miss, java.util.Arrays.toString(releases), linking);
             assertEquals(0, untraced, "every release traces to a face segment of the scene");
             assertTrue(over <= predicted, over + " people spent more than ε; the miss rate predicts " + predicted);

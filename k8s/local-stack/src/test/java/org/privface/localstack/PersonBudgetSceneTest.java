@@ -58,8 +58,9 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
     private static final int FPS = 10;
     /** Loops of each feed the agent must read: every person appears on every camera this many times. */
     private static final int LOOPS = 2;
-    /** The agent's default embedding network, and the link threshold calibrated for it. */
-    private static final String NETWORK = new org.privface.agent.AgentSettings.Embedder().getNetwork();
+    /** The network linking embeds with by default, and the link threshold calibrated for it. */
+    private static final String NETWORK = new org.privface.agent.AgentSettings.Link()
+            .network(new org.privface.agent.AgentSettings.Embedder());
     private static final double THRESHOLD = org.privface.agent.embed.FaceEmbedders.linkThreshold(NETWORK);
 
     @Override
