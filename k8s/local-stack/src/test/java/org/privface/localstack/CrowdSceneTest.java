@@ -226,4 +226,18 @@ class CrowdSceneTest extends BrokerProcessTest {
         }
         return dir;
     }
+
+    /** A 480×360 grey frame, with the 150×150 photo enlarged to 225×225 in its left (0) or right (1) half. */
+    private static BufferedImage frame(BufferedImage photo, int side) {
+        BufferedImage f = new BufferedImage(480, 360, BufferedImage.TYPE_3BYTE_BGR);
+        java.awt.Graphics2D g = f.createGraphics();
+        g.setColor(new java.awt.Color(128, 128, 128));
+        g.fillRect(0, 0, 480, 360);
+        if (photo != null) {
+            g.setRenderingHint(java.awt.RenderingHints.KEY_INTERPOLATION, java.awt.RenderingHints.VALUE_INTERPOLATION_BILINEAR);
+            g.drawImage(photo, side == 0 ? 8 : 247, 68, 225, 225, null);
+        }
+        g.dispose();
+        return f;
+    }
 }
