@@ -46,12 +46,13 @@ class CrowdSceneTest extends BrokerProcessTest {
     private static final int PEOPLE = 20;
     private static final int CAMERAS = 3;
     /**
-     * Frames a face is shown, then one without: consecutive showings alternate between the frame's
-     * left and right halves, so each is a new track, and a place is empty for longer than the
-     * tracker's 15 missed frames before it is used again.
+     * Frames a face is shown, then frames without: consecutive showings alternate between the frame's
+     * left and right halves, so each is a new track, and a place is empty for 16 frames, longer than
+     * the tracker's 15 missed frames, before it is used again (else the tracker would carry one
+     * track on to the next person there, which the split then has to undo).
      */
     private static final int FACE_FRAMES = 8;
-    private static final int BLANK_FRAMES = 1;
+    private static final int BLANK_FRAMES = 4;
     private static final int SLOT = FACE_FRAMES + BLANK_FRAMES;
     private static final int FPS = 10;
     /** The release's default network, and the network linking embeds with by default. */
