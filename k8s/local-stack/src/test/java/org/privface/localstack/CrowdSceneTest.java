@@ -32,8 +32,8 @@ import org.privface.wire.topics.Topics;
 /**
  * Issue 30's crowd, small enough for {@code mvn verify}: one gateway's three MJPEG cameras see 20
  * different real people (10 of lfw139, 10 of lfw-public) in one window, each two or three times, on a
- * different camera each time with a different photo, at policy {@code once}, through the agent's
- * default linking. The showings come in rounds, and a person is on one camera per round, so no
+ * different camera each time (one photo per person, at each camera's own size), at policy
+ * {@code once}, through the agent's default linking. The showings come in rounds, and a person is on one camera per round, so no
  * person is ever on two cameras at once.
  *
  * <p>Privacy is counted from the gateway's own logs against the truth, not from record fields: the
@@ -208,17 +208,19 @@ class CrowdSceneTest extends BrokerProcessTest {
         return out;
     }
 
-    /** One camera's loop: showing j of a person is their photo j, then no one. */
+    /**
+     * One camera's loop. A person looks the same all window (one photo), but each camera sees them at
+     * its own size and on alternating sides; photographs of other days are the crowd benchmark's case.
+     */
     private static Path feed(Path dir, List<List<Integer>> schedule, List<List<Path>> photos, int camera) throws Exception {
         Files.createDirectories(dir);
-        BufferedImage blank = frame(null, 0);
+        BufferedImage blank = frame(null, 0, 0);
         int n = 0;
         for (int p : schedule.get(camera)) {
             BufferedImage face = null;
             if (p >= 0) {
-                // The round this slot is in is the showing's index: a different photo each time.
-                int j = (camera - p % CAMERAS + CAMERAS) % CAMERAS;
-                face = frame(ImageIO.read(photos.get(p).get(j).toFile()), n / SLOT % 2);
+                // One window, one look: the person's first photo on every camera, at the camera's own size.
+                face = frame(ImageIO.read(photos.get(p).get(0).toFile()), n / SLOT % 2, 225 - 40 * camera);
             }
             for (int i = 0; i < SLOT; i++) {
                 ImageIO.write(i < FACE_FRAMES && face != null ? face : blank, "png",
@@ -228,15 +230,15 @@ class CrowdSceneTest extends BrokerProcessTest {
         return dir;
     }
 
-    /** A 480×360 grey frame, with the 150×150 photo enlarged to 225×225 in its left (0) or right (1) half. */
-    private static BufferedImage frame(BufferedImage photo, int side) {
+    /** A 480×360 grey frame, with the 150×150 photo drawn {@code size} wide in its left (0) or right (1) half. */
+    private static BufferedImage frame(BufferedImage photo, int side, int size) {
         BufferedImage f = new BufferedImage(480, 360, BufferedImage.TYPE_3BYTE_BGR);
         java.awt.Graphics2D g = f.createGraphics();
         g.setColor(new java.awt.Color(128, 128, 128));
         g.fillRect(0, 0, 480, 360);
         if (photo != null) {
             g.setRenderingHint(java.awt.RenderingHints.KEY_INTERPOLATION, java.awt.RenderingHints.VALUE_INTERPOLATION_BILINEAR);
-            g.drawImage(photo, side == 0 ? 8 : 247, 68, 225, 225, null);
+            g.drawImage(photo, side == 0 ? 8 : 247, 68, size, size, null);
         }
         g.dispose();
         return f;
