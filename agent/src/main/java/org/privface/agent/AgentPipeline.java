@@ -171,8 +171,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
 
         GatewayLinking.Decision link = GatewayLinking.open(settings.getLink().isEnabled(),
-                settings.getLink().threshold(settings.getEmbedder()),
-                settings.getLink().getMinFaceSize(), settings.getLink().getMinScore(), settings.getEmbedder().missing(),
+                settings.getLink().rule(settings.getEmbedder()),
+                settings.getLink().getMinFaceSize(), settings.getLink().getMinScore(), settings.getLink().missing(settings.getEmbedder()),
                 enrollDetector.landmarks(), settings.getDataDir().resolve(PERSONS), policy.window());
         LOG.info("appearance linking: {}", link.reason());
         state.register("linking", () -> link.on().map(GatewayLinking::report).orElseGet(() -> GatewayLinking.offReport(link.reason())));

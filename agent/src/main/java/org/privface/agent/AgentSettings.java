@@ -107,8 +107,56 @@ public class AgentSettings {
         private boolean enabled = true;
         /** Unset: the embedding network's calibrated threshold ({@code FaceEmbedders.linkThreshold}). */
         private Double threshold;
+        /** Unset: the embedding network's calibrated rule ({@code FaceEmbedders.linkMatches}). */
+        private Integer matches;
+        /**
+         * The network linking embeds with. Unset: {@code FaceEmbedders.LINK_NETWORK} (it links better,
+         * docs/privacy.md) where installed and no custom model is configured, else the release's.
+         */
+        private String network;
+        private int facesToLink = org.privface.agent.link.GatewayLinking.DEFAULT_FACES_TO_LINK;
+        private int recheckEvery = org.privface.agent.link.GatewayLinking.DEFAULT_RECHECK_EVERY;
+        /** The cameras' views do not overlap, so one person is not on two at once (docs/privacy.md). */
+        private boolean disjointViews = true;
         private int minFaceSize = org.privface.agent.link.GatewayLinking.DEFAULT_MIN_FACE_SIZE;
         private double minScore = org.privface.agent.link.GatewayLinking.DEFAULT_MIN_SCORE;
+
+        /** The rule in force: the configured threshold and matches, else the linking network's. */
+        public org.privface.agent.link.GatewayLinking.Rule rule(Embedder embedder) {
+            String n = network(embedder);
+            int m = matches != null ? matches : n != null
+                    ? org.privface.agent.embed.FaceEmbedders.linkMatches(n) : 1;
+            return new org.privface.agent.link.GatewayLinking.Rule(threshold(embedder), m, facesToLink, recheckEvery,
+                    disjointViews, n == null || n.equals(embedder.getModel() == null ? embedder.getNetwork() : null) ? null : n);
+        }
+
+        /** The packaged network linking embeds with; null for the release's custom model. */
+        public String network(Embedder embedder) {
+            if (network != null) {
+                return network;
+            }
+            if (embedder.getModel() != null) {
+                return null;
+            }
+            return org.privface.agent.embed.FaceEmbedders.missing(org.privface.agent.embed.FaceEmbedders.LINK_NETWORK).isEmpty()
+                    ? org.privface.agent.embed.FaceEmbedders.LINK_NETWORK : embedder.getNetwork();
+        }
+
+        /** Why the linking network cannot run here, or empty when it can. */
+        public java.util.Optional<String> missing(Embedder embedder) {
+            String n = network(embedder);
+            return n == null ? embedder.missing() : org.privface.agent.embed.FaceEmbedders.missing(n);
+        }
+        public String getNetwork() { return network; }
+        public void setNetwork(String network) { this.network = network; }
+        public Integer getMatches() { return matches; }
+        public void setMatches(Integer matches) { this.matches = matches; }
+        public int getFacesToLink() { return facesToLink; }
+        public void setFacesToLink(int facesToLink) { this.facesToLink = facesToLink; }
+        public int getRecheckEvery() { return recheckEvery; }
+        public void setRecheckEvery(int recheckEvery) { this.recheckEvery = recheckEvery; }
+        public boolean isDisjointViews() { return disjointViews; }
+        public void setDisjointViews(boolean disjointViews) { this.disjointViews = disjointViews; }
 
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
@@ -120,8 +168,8 @@ public class AgentSettings {
             if (threshold != null) {
                 return threshold;
             }
-            return embedder.getModel() == null ? org.privface.agent.embed.FaceEmbedders.linkThreshold(embedder.getNetwork())
-                    : Double.NaN;
+            String n = network(embedder);
+            return n == null ? Double.NaN : org.privface.agent.embed.FaceEmbedders.linkThreshold(n);
         }
         public int getMinFaceSize() { return minFaceSize; }
         public void setMinFaceSize(int minFaceSize) { this.minFaceSize = minFaceSize; }

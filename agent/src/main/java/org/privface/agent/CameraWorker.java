@@ -50,6 +50,8 @@ final class CameraWorker {
     private final boolean independentFrames;
     private final FaceFinder detector;
     private FaceEmbedder embedder;
+    /** This camera's embedder of the linking network, where linking does not reuse the release's. */
+    private FaceEmbedder linkEmbedder;
     private final PolicyStore policies;
     private final Mechanisms mechanisms;
     private final FacePublisher publisher;
@@ -57,8 +59,6 @@ final class CameraWorker {
     private final OriginLog origins;
     /** The gateway's appearance linking; null where off, and then the budget scope is the track. */
     private final GatewayLinking linking;
-    /** Each live track's person, once linked. */
-    private final Map<String, String> persons = new HashMap<>();
     private final IouTracker tracker = new IouTracker();
     /** The version of the policy each live track started under, and its releases so far. */
     private final Map<String, long[]> tracks = new HashMap<>();
@@ -167,12 +167,16 @@ final class CameraWorker {
                 }
                 long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {budgetVersion, 0});
                 // The person is linked before any grant, and must have room before the track asks.
-                Optional<String> person = linking == null ? Optional.empty() : linking.personOf(camera, t.trackId(),
-                        persons, frame.image(), found.get(i), embedding, frame.capturedAt());
+                Optional<GatewayLinking.Segment> segment = linking == null ? Optional.empty() : linking.personOf(camera,
+                        t.trackId(), frame.image(), found.get(i), linking.network() == null ? embedding
+                                : FaceInput.embedding(frame.image(), found.get(i), this::linkEmbedder), frame.capturedAt());
+                Optional<String> person = segment.map(GatewayLinking.Segment::personId);
+                // A track linking split keeps its paid part on its own id; the rest asks a fresh track allowance.
+                String budgetTrack = segment.map(GatewayLinking.Segment::budgetTrack).orElse(t.trackId());
                 boolean personRoom = linking == null
                         || person.isPresent() && linking.ledger().hasRoom(person.get(), budget, frame.capturedAt());
                 Optional<TrackBudget.Grant> grant = state[0] == budgetVersion && personRoom
-                        ? budget.request(t.trackId(), t.framesSeen(), frame.capturedAt()) : Optional.empty();
+                        ? budget.request(budgetTrack, t.framesSeen(), frame.capturedAt()) : Optional.empty();
                 Optional<PersonLedger.Charge> charge = grant.isEmpty() || linking == null ? Optional.empty()
                         : linking.ledger().charge(person.get(), budget, frame.capturedAt());
                 if (grant.isPresent() && linking != null && charge.isEmpty()) {
@@ -210,8 +214,11 @@ final class CameraWorker {
             if (state != null) {
                 releasesPerTrack.record(state[1]);
             }
-            budget.forget(id);
-            persons.remove(id);
+            if (linking == null) {
+                budget.forget(id);
+            } else {
+                linking.ended(camera, id, frame.capturedAt() == null ? Instant.now() : frame.capturedAt()).forEach(budget::forget);
+            }
         }
     }
 
@@ -234,6 +241,14 @@ final class CameraWorker {
             embedder = mechanisms.newEmbedder();
         }
         return embedder;
+    }
+
+    /** This camera's embedder for linking, made on the first face linking needs. */
+    private FaceEmbedder linkEmbedder() {
+        if (linkEmbedder == null) {
+            linkEmbedder = org.privface.agent.embed.FaceEmbedders.create(linking.network());
+        }
+        return linkEmbedder;
     }
 
     private List<IouTracker.Tracked> track(List<DetectedFace> faces, Frame frame) {

@@ -15,14 +15,33 @@ public final class FaceEmbedders {
 
     /**
      * Cosine at which appearance linking takes two faces for one person, per network: the highest
-     * threshold whose miss rate (a person taken for someone new, which over-spends) is at most 1 %
-     * on lfw139's same-person pairs, from {@code docs/results/link-calibration-<network>.csv}
-     * ({@code -Plink-eval}). Cosines of different networks are not comparable, so each has its own.
+     * threshold whose miss rate (a person taken for someone new, which over-spends) is at most 0.5 %
+     * on same-session pairs (ORL: one sitting, as a gateway sees a person within a window), from
+     * {@code docs/results/link-calibration-<network>.csv} ({@code -Plink-eval}); docs/privacy.md gives
+     * the rates across photos too. Cosines of different networks are not comparable, so each has its own.
      */
     public static double linkThreshold(String network) {
         return switch (network) {
-            case FR_FEATURE -> 0.20;
-            case DLIB -> 0.89;
+            case FR_FEATURE -> 0.40;
+            case DLIB -> 0.92;
+            default -> throw new IllegalArgumentException("unknown embedding network '" + network + "'; known: " + NAMES);
+        };
+    }
+
+    /**
+     * The network appearance linking uses by default, whatever network releases: on the project's
+     * calibration it misses fewer same-person pairs at far fewer false links (docs/privacy.md).
+     */
+    public static final String LINK_NETWORK = FR_FEATURE;
+
+    /**
+     * Appearances a person's link score averages, per network ({@code PersonLedger}): chosen with
+     * {@link #linkThreshold} on the crowd benchmark ({@code docs/results/crowd-*.csv}).
+     */
+    public static int linkMatches(String network) {
+        return switch (network) {
+            case FR_FEATURE -> 1;
+            case DLIB -> 2;
             default -> throw new IllegalArgumentException("unknown embedding network '" + network + "'; known: " + NAMES);
         };
     }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import org.privface.agent.track.TrackBudget;
@@ -19,6 +20,11 @@ import org.privface.agent.track.TrackBudget;
  * The gateway's budget per person: links each new track to earlier appearances on any of the
  * gateway's cameras by the cosine of their raw embeddings, and charges every release to the linked
  * person, so a second camera, a return, a reconnect or a second box spend from what is left.
+ *
+ * <p>A person's score against a new appearance is the mean of its {@code matches} highest cosines
+ * (all of them while it holds fewer): with {@code matches} 2, one stray look-alike appearance is not
+ * enough to join a person seen twice, which is what keeps strangers apart in a crowd
+ * ({@code docs/privacy.md}, "The budget per person").
  *
  * <p>The embeddings never leave the gateway: they live here and, with a directory, in one file per
  * person ({@link PersonFiles}) only as long as the window needs them, so a restart keeps the links
@@ -99,6 +105,8 @@ public final class PersonLedger {
     }
 
     private final double threshold;
+    /** Appearances a person's score averages: 1 is the best match alone. */
+    private final int matches;
     private final int maxPersons;
     private final PersonFiles files;
     private final Map<String, Person> persons = new LinkedHashMap<>();
@@ -109,10 +117,14 @@ public final class PersonLedger {
     private long charges;
     private long refusals;
 
-    private PersonLedger(double threshold, Duration window, int maxPersons, PersonFiles files) {
+    private PersonLedger(double threshold, int matches, Duration window, int maxPersons, PersonFiles files) {
         if (!(threshold > -1 && threshold < 1)) {
             throw new IllegalArgumentException("link threshold must be a cosine in (-1, 1), was " + threshold);
         }
+        if (matches < 1 || matches > DEFAULT_MAX_APPEARANCES) {
+            throw new IllegalArgumentException("link matches must be in [1, " + DEFAULT_MAX_APPEARANCES + "], was " + matches);
+        }
+        this.matches = matches;
         Objects.requireNonNull(window, "window");
         if (window.isNegative() || window.isZero()) {
             throw new IllegalArgumentException("window must be positive, was " + window);
@@ -128,11 +140,16 @@ public final class PersonLedger {
 
     /** A ledger in memory only: a restart forgets every link and spend. */
     public static PersonLedger inMemory(double threshold, Duration window) {
-        return inMemory(threshold, window, DEFAULT_MAX_PERSONS);
+        return inMemory(threshold, 1, window);
+    }
+
+    /** In memory, scoring a person by the mean of its {@code matches} best cosines. */
+    public static PersonLedger inMemory(double threshold, int matches, Duration window) {
+        return new PersonLedger(threshold, matches, window, DEFAULT_MAX_PERSONS, null);
     }
 
     static PersonLedger inMemory(double threshold, Duration window, int maxPersons) {
-        return new PersonLedger(threshold, window, maxPersons, null);
+        return new PersonLedger(threshold, 1, window, maxPersons, null);
     }
 
     /**
@@ -140,7 +157,12 @@ public final class PersonLedger {
      * reads what an earlier run left there and wipes what has expired by {@code now}.
      */
     public static PersonLedger open(Path dir, double threshold, Duration window, Instant now) throws IOException {
-        PersonLedger l = new PersonLedger(threshold, window, DEFAULT_MAX_PERSONS, PersonFiles.open(dir));
+        return open(dir, threshold, 1, window, now);
+    }
+
+    /** As {@link #open(Path, double, Duration, Instant)}, scoring a person by the mean of its {@code matches} best cosines. */
+    public static PersonLedger open(Path dir, double threshold, int matches, Duration window, Instant now) throws IOException {
+        PersonLedger l = new PersonLedger(threshold, matches, window, DEFAULT_MAX_PERSONS, PersonFiles.open(dir));
         for (Person p : l.files.readAll()) {
             if (p.windowLength != null && p.windowLength.compareTo(l.retention) > 0) {
                 l.retention = p.windowLength;
@@ -155,14 +177,25 @@ public final class PersonLedger {
         return threshold;
     }
 
+    public int matches() {
+        return matches;
+    }
+
+    /** Links a new appearance with no person ruled out; see {@link #link(String, double[], Instant, Set)}. */
+    public Optional<Link> link(String camera, double[] embedding, Instant now) {
+        return link(camera, embedding, now, Set.of());
+    }
+
     /**
-     * Links a new appearance by its raw embedding: to the held person with the most similar
-     * appearance if that cosine reaches the threshold, else to a new person.
+     * Links a new appearance by its raw embedding: to the held person with the highest score (the mean
+     * of its {@link #matches()} best cosines) if that reaches the threshold, else to a new person.
      *
+     * @param elsewhere persons the appearance cannot be (seen on another camera or in another track at the
+     *                  same time); they are not candidates
      * @return empty when no person can be held (the ledger is full of live windows): the appearance
      *         must then release nothing, as a fresh entry could be someone who already spent
      */
-    public synchronized Optional<Link> link(String camera, double[] embedding, Instant now) {
+    public synchronized Optional<Link> link(String camera, double[] embedding, Instant now, Set<String> elsewhere) {
         Objects.requireNonNull(camera, "camera");
         Objects.requireNonNull(now, "now");
         float[] e = unit(embedding);
@@ -171,12 +204,13 @@ public final class PersonLedger {
         Person best = null;
         double bestSim = Double.NEGATIVE_INFINITY;
         for (Person p : persons.values()) {
-            for (Appearance a : p.appearances) {
-                double s = dot(e, a.embedding());
-                if (s > bestSim) {
-                    bestSim = s;
-                    best = p;
-                }
+            if (elsewhere.contains(p.id)) {
+                continue;
+            }
+            double s = score(p, e);
+            if (s > bestSim) {
+                bestSim = s;
+                best = p;
             }
         }
         boolean match = best != null && bestSim >= threshold;
@@ -203,6 +237,45 @@ public final class PersonLedger {
             linked++;
         }
         return Optional.of(new Link(p.id, match, best == null ? Double.NaN : bestSim));
+    }
+
+    /** The person's score: the mean of its {@link #matches} highest cosines to {@code e}. */
+    private double score(Person p, float[] e) {
+        int k = Math.min(matches, p.appearances.size());
+        double[] top = new double[k];
+        java.util.Arrays.fill(top, Double.NEGATIVE_INFINITY);
+        for (Appearance a : p.appearances) {
+            double s = dot(e, a.embedding());
+            for (int i = 0; i < k; i++) {
+                if (s > top[i]) {
+                    System.arraycopy(top, i, top, i + 1, k - i - 1);
+                    top[i] = s;
+                    break;
+                }
+            }
+        }
+        double sum = 0;
+        for (double s : top) {
+            sum += s;
+        }
+        return k == 0 ? Double.NEGATIVE_INFINITY : sum / k;
+    }
+
+    /**
+     * The highest cosine of {@code embedding} to any appearance of the person: whether a later face of
+     * a linked track still agrees with it. NaN when the person is no longer held.
+     */
+    public synchronized double similarity(String personId, double[] embedding) {
+        Person p = persons.get(personId);
+        if (p == null) {
+            return Double.NaN;
+        }
+        float[] e = unit(embedding);
+        double best = Double.NEGATIVE_INFINITY;
+        for (Appearance a : p.appearances) {
+            best = Math.max(best, dot(e, a.embedding()));
+        }
+        return best;
     }
 
     /** Whether the person could take one more release of {@code budget} now (a later charge may still lose a race). */

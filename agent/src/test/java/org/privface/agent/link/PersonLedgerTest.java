@@ -3,6 +3,7 @@ package org.privface.agent.link;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -57,6 +58,45 @@ class PersonLedgerTest {
         assertFalse(b.linked());
         assertNotEquals(a, b.personId());
         assertEquals(Math.sqrt(0.5), b.similarity(), 1e-6);
+    }
+
+    /** A person seen twice is joined on the mean of its two best matches: one stray look-alike appearance is not enough. */
+    @Test
+    void theMeanOfTwoBestMatchesKeepsALookAlikeOut() {
+        double[] a1 = face(0, 1, 0);
+        double[] a2 = face(0, 2, 0.3);
+        double[] lookAlike = face(0, 3, 1.0); // cosine 0.707 to a1, 0.677 to a2
+        double[] again = face(0, 2, 0.1);
+        for (int matches : new int[] {1, 2}) {
+            PersonLedger l = PersonLedger.inMemory(0.7, matches, WINDOW);
+            String p = l.link("cam-1", a1, T0).orElseThrow().personId();
+            assertEquals(p, l.link("cam-2", a2, T0.plusSeconds(20)).orElseThrow().personId());
+            PersonLedger.Link s = l.link("cam-3", lookAlike, T0.plusSeconds(40)).orElseThrow();
+            assertEquals(matches == 1, s.linked(), "matches " + matches);
+            if (matches == 2) {
+                assertEquals((Math.sqrt(0.5) + 1 / Math.sqrt(2 * 1.09)) / 2, s.similarity(), 1e-6);
+            }
+            assertEquals(p, l.link("cam-3", again, T0.plusSeconds(60)).orElseThrow().personId(),
+                    "the person itself still matches both");
+        }
+    }
+
+    @Test
+    void aPersonSeenElsewhereAtTheSameTimeIsNoCandidate() {
+        PersonLedger l = PersonLedger.inMemory(0.5, WINDOW);
+        String p = l.link("cam-1", face(0, 1, 0), T0).orElseThrow().personId();
+        PersonLedger.Link other = l.link("cam-2", face(0, 1, 0.1), T0.plusSeconds(1), java.util.Set.of(p)).orElseThrow();
+        assertFalse(other.linked());
+        assertNotEquals(p, other.personId());
+        assertEquals(1, l.similarity(p, face(0, 1, 0)), 1e-6);
+        assertTrue(Double.isNaN(l.similarity("0b7c3d5e-0000-4000-8000-000000000000", face(0, 1, 0))));
+    }
+
+    @Test
+    void matchesOutsideTheHeldAppearancesAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> PersonLedger.inMemory(0.5, 0, WINDOW));
+        assertThrows(IllegalArgumentException.class,
+                () -> PersonLedger.inMemory(0.5, PersonLedger.DEFAULT_MAX_APPEARANCES + 1, WINDOW));
     }
 
     /** Today's accounting gives each camera's track a fresh ε; the person's ledger lets the first spend it all. */

@@ -115,8 +115,8 @@ class LinkingAuditTest extends BrokerProcessTest {
                     - ((Number) unlinked.get("linkedAppearances")).longValue() >= 3,
                     "P's two returns and the stranger were linked in one run only: " + linked + " vs " + unlinked);
 
-            Map<String, String> originsLinked = PersonBudgetSceneTest.origins(work.resolve("linked-origins.csv"));
-            Map<String, String> originsUnlinked = PersonBudgetSceneTest.origins(work.resolve("unlinked-origins.csv"));
+            Map<String, String> originsLinked = SceneAgent.origins(work.resolve("linked-origins.csv"));
+            Map<String, String> originsUnlinked = SceneAgent.origins(work.resolve("unlinked-origins.csv"));
             Map<String, PerturbedFace> a = new HashMap<>();
             Map<String, PerturbedFace> b = new HashMap<>();
             int records = 0;
@@ -221,7 +221,7 @@ class LinkingAuditTest extends BrokerProcessTest {
         props.put("agent.budget", POLICY);
         props.put("agent.link.enabled", true);
         props.put("agent.link.threshold", threshold);
-        Map<String, Object> status = PersonBudgetSceneTest.runGateway(bootstrap, props, folders, FPS, (long) SLOTS * SLOT + 5);
+        Map<String, Object> status = SceneAgent.runGateway(bootstrap, props, folders, FPS, (long) SLOTS * SLOT + 5, new ArrayList<>());
         @SuppressWarnings("unchecked")
         Map<String, Object> exact = (Map<String, Object>) FaultKit.at(status, "local.linking");
         return new LinkedHashMap<>(exact);

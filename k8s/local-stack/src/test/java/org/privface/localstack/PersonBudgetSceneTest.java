@@ -18,27 +18,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import javax.imageio.ImageIO;
 
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.privface.agent.AgentPipeline;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.detect.FaceModels;
 import org.privface.agent.link.GatewayLinking;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
-import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -55,7 +48,6 @@ import org.privface.wire.topics.Topics;
 @Timeout(value = 420, unit = TimeUnit.SECONDS)
 class PersonBudgetSceneTest extends BrokerProcessTest {
 
-    private static final String TOKEN = "scene-test-token";
     private static final double EPSILON = 2;
     private static final int PEOPLE = 4;
     private static final int CAMERAS = 3;
@@ -66,8 +58,9 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
     private static final int FPS = 10;
     /** Loops of each feed the agent must read: every person appears on every camera this many times. */
     private static final int LOOPS = 2;
-    /** The agent's default embedding network, and the link threshold calibrated for it. */
-    private static final String NETWORK = new org.privface.agent.AgentSettings.Embedder().getNetwork();
+    /** The network linking embeds with by default, and the link threshold calibrated for it. */
+    private static final String NETWORK = new org.privface.agent.AgentSettings.Link()
+            .network(new org.privface.agent.AgentSettings.Embedder());
     private static final double THRESHOLD = org.privface.agent.embed.FaceEmbedders.linkThreshold(NETWORK);
 
     @Override
@@ -113,7 +106,7 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
             for (int c = 0; c < CAMERAS; c++) {
                 feeds.add(scene(work.resolve("scene-cam" + c), people, c));
             }
-            double missRate = calibratedMissRate();
+            double missRate = missRateAt(root, NETWORK, THRESHOLD);
             RunResult track = run("scene-track", feeds, false);
             RunResult person = run("scene-person", feeds, true);
 
@@ -149,16 +142,16 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
         return r.epsilonByPerson().values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
     }
 
-    /** The miss rate at the default threshold from docs/results/link-calibration-" + NETWORK + ".csv; 1 % where it is absent. */
-    private double calibratedMissRate() throws Exception {
-        Path csv = root.resolve("docs/results/link-calibration-" + NETWORK + ".csv");
+    /** The lfw139 miss rate at {@code threshold} from docs/results/link-calibration-<network>.csv; 1 % where it is absent. */
+    static double missRateAt(Path root, String network, double threshold) throws Exception {
+        Path csv = root.resolve("docs/results/link-calibration-" + network + ".csv");
         if (!Files.exists(csv)) {
             return 0.01;
         }
         for (String l : Files.readAllLines(csv)) {
             String[] f = l.split(",");
             if (f.length > 1 && f[0].matches("-?[0-9.]+")
-                    && Math.abs(Double.parseDouble(f[0]) - THRESHOLD) < 1e-9) {
+                    && Math.abs(Double.parseDouble(f[0]) - threshold) < 1e-9) {
                 return Double.parseDouble(f[1]);
             }
         }
@@ -206,24 +199,11 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
     }
 
     private RunResult run(String site, List<Path> folders, boolean link) throws Exception {
-        applyTopics(site);
         Path ledger = work.resolve(site + "-origins.csv");
-        Map<String, Object> props = new HashMap<>();
-        props.put("agent.site-id", site);
-        props.put("agent.gateway-id", site + "-gw");
-        props.put("agent.data-dir", Files.createDirectories(work.resolve(site + "-data")).toString());
-        props.put("agent.ledger", ledger.toString());
-        props.put("agent.epsilon", EPSILON);
-        props.put("agent.budget", "once");
-        props.put("agent.link.enabled", link);
-        Map<String, Object> status = runGateway(bootstrap, props, folders, FPS, (long) LOOPS * PEOPLE * SLOT + FACE_FRAMES);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> linking = new LinkedHashMap<>((Map<String, Object>) status.get("linking"));
-        // The exact counts and the person spend are the authenticated REST status's own (issue 33).
-        if (FaultKit.at(status, "local.linking") instanceof Map<?, ?> exact) {
-            exact.forEach((k, v) -> linking.put(String.valueOf(k), v));
-        }
-        Map<String, String> origins = origins(ledger);
+        Map<String, Object> linking = SceneAgent.run(bootstrap, work, site, folders, FPS,
+                (long) LOOPS * PEOPLE * SLOT + FACE_FRAMES, ledger, EPSILON, Map.of("agent.link.enabled", link),
+                new ArrayList<>());
+        Map<String, String> origins = SceneAgent.origins(ledger);
         Map<Integer, Double> eps = new TreeMap<>();
         Map<Integer, Integer> count = new TreeMap<>();
         Map<String, Boolean> seen = new LinkedHashMap<>();
@@ -258,79 +238,5 @@ class PersonBudgetSceneTest extends BrokerProcessTest {
         // Every record of a run lies inside one budget window, so its sums are per-window totals.
         assertTrue(first == null || Duration.between(first, last).compareTo(Duration.ofMinutes(10)) < 0);
         return new RunResult(eps, count, seen.size(), untraced, linking);
-    }
-
-    /**
-     * Runs one gateway of the deep stack (YuNet, the embedding mechanism) in this JVM over MJPEG feeds
-     * of {@code folders}, one camera each, until every camera read {@code frames} frames, its
-     * releases settled and its spool drained; returns its authenticated REST status. {@code props}
-     * give the site, gateway, data directory, origin ledger, ε, budget and linking.
-     */
-    static Map<String, Object> runGateway(String bootstrap, Map<String, Object> props, List<Path> folders, int fps,
-                                          long frames) throws Exception {
-        List<MjpegFeed> feeds = new ArrayList<>();
-        ApplicationContext ctx = null;
-        try {
-            Map<String, Object> all = new HashMap<>(props);
-            all.put("kafka.bootstrap.servers", bootstrap);
-            all.put("micronaut.server.port", -1);
-            all.put("micronaut.server.host", "127.0.0.1");
-            all.put("agent.publish-enrollments", false);
-            all.put("agent.detector", "yunet");
-            all.put("agent.mechanism", "embedding");
-            all.put("agent.sensitivity-mode", "sign-cap");
-            all.put("agent.control.token", TOKEN);
-            for (int c = 0; c < folders.size(); c++) {
-                MjpegFeed f = new MjpegFeed(folders.get(c), fps);
-                feeds.add(f);
-                all.put("agent.cameras.cam" + c + ".url", f.url());
-            }
-            ctx = ApplicationContext.builder()
-                    .classLoader(new BrokerOutageTest.HidingClassLoader(PersonBudgetSceneTest.class.getClassLoader(),
-                            org.privface.recognizer.Application.class))
-                    .properties(BrokerOutageTest.HidingClassLoader.agentAlone(all))
-                    .start();
-            ctx.getBean(EmbeddedServer.class).start();
-            AgentPipeline pipeline = ctx.getBean(AgentPipeline.class);
-            String base = "http://127.0.0.1:" + ctx.getBean(EmbeddedServer.class).getPort();
-            FaultKit.awaitTrue("every camera read " + frames + " frames", Duration.ofSeconds(150), FaultKit.quietly(() -> {
-                Map<String, Object> s = FaultKit.json(base + "/control/status", TOKEN);
-                for (int c = 0; c < folders.size(); c++) {
-                    if (FaultKit.number(s, "cameras.cam" + c + ".frames") < frames) {
-                        return false;
-                    }
-                }
-                return true;
-            }));
-            feeds.forEach(MjpegFeed::close);
-            FaultKit.awaitStable("releases after the feeds ended", Duration.ofSeconds(20), pipeline::releases);
-            assertTrue(pipeline.uplink().drain(Duration.ofSeconds(30)), "the spool drained");
-            return FaultKit.json(base + "/control/status", TOKEN);
-        } finally {
-            feeds.forEach(MjpegFeed::close);
-            if (ctx != null) {
-                ctx.close();
-            }
-        }
-    }
-
-    /** The origin ledger's eventId → origin (camera and frame index). */
-    static Map<String, String> origins(Path ledger) throws Exception {
-        Map<String, String> out = new HashMap<>();
-        for (String line : Files.readAllLines(ledger)) {
-            int comma = line.indexOf(',');
-            if (comma > 0) {
-                out.put(line.substring(0, comma), line.substring(comma + 1));
-            }
-        }
-        return out;
-    }
-
-    private void applyTopics(String site) throws Exception {
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(site)));
-        }
     }
 }

@@ -19,8 +19,12 @@ import org.privface.privacy.aggregate.Sphere;
  * Calibrates the threshold of appearance linking ({@code agent.link.threshold}) on real faces, with
  * the embeddings the agent computes (YuNet → alignment → {@code fr_feature}, {@link EmbeddingSets}):
  * <ul>
- *   <li>miss rate: same-person pairs of {@code lfw139} whose cosine is below the threshold. A miss
- *       starts a new person, which spends a fresh budget: a privacy loss;</li>
+ *   <li>miss rate: same-person pairs whose cosine is below the threshold. A miss starts a new
+ *       person, which spends a fresh budget: a privacy loss. Measured on pairs from far to near what
+ *       a gateway links within one window: {@code lfw139} (photos years apart: the pessimistic
+ *       bound), two photos of one person composited into camera frames ({@link GatewayScenes}),
+ *       {@code orl} (one sitting, pose and expression change), and renders of one photo in camera
+ *       frames (size, tilt, exposure, blur, JPEG: the same day's look through other cameras);</li>
  *   <li>false-link rate per pair: pairs of different people of {@code lfw-public} at or above it.
  *       A false link merges two people, who then share one budget: a utility loss;</li>
  *   <li>false-link rate against a gallery: a stranger's face (one per {@code lfw-public} person)
@@ -40,7 +44,7 @@ public final class LinkCalibration {
     }
 
     /** Rates at one threshold. */
-    record Point(double threshold, double missRate, double falseLinkRate, double[] falseLinkGallery) {
+    record Point(double threshold, double missRate, double falseLinkRate, double[] falseLinkGallery, double[] missWithin) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -54,7 +58,9 @@ public final class LinkCalibration {
                 Map.entry("--datasets", System.getProperty("privface.datasets", "../shared/datasets")),
                 Map.entry("--cache", "target/embeddings"),
                 Map.entry("--models", String.join(",", FaceEmbedders.NAMES)),
-                Map.entry("--out", "docs/results"), Map.entry("--max-miss", "0.01"), Map.entry("--seed", "18")),
+                Map.entry("--out", "docs/results"), Map.entry("--max-miss", "0.01"), Map.entry("--seed", "18"),
+                Map.entry("--within", "orl"), Map.entry("--scenes", "target/gateway-scenes"),
+                Map.entry("--scene-people", "40")),
                 args);
         for (String model : opt.get("--models").split(",")) {
             calibrate(opt, model.strip());
@@ -67,6 +73,33 @@ public final class LinkCalibration {
         Path datasets = Path.of(opt.get("--datasets"));
         Path cache = Path.of(opt.get("--cache"));
         Progress progress = new Progress(System.out, 4 + GALLERIES.length);
+        List<String> names = new ArrayList<>();
+        List<long[]> hists = new ArrayList<>();
+        List<Long> counts = new ArrayList<>();
+        for (String set : opt.get("--within").split(",")) {
+            if (set.isBlank()) {
+                continue;
+            }
+            long[] h = new long[BINS];
+            counts.add(pairs(EmbeddingSets.load(datasets, set.strip(), cache, model), true, h));
+            names.add(set.strip());
+            hists.add(h);
+        }
+        if (!opt.get("--scenes").isBlank()) {
+            // Rendered here and embedded into the scenes' own cache: never into the shared one.
+            Path scenes = Path.of(opt.get("--scenes"));
+            GatewayScenes.write(datasets.resolve(opt.get("--same")), scenes, Integer.parseInt(opt.get("--scene-people")), 2, 4, 30);
+            EmbeddingCache sc = EmbeddingSets.load(scenes, GatewayScenes.SET, scenes, model);
+            long[] samePhoto = new long[BINS];
+            long[] twoPhotos = new long[BINS];
+            long[] n = scenePairs(sc, samePhoto, twoPhotos);
+            names.add("scene_same_photo");
+            hists.add(samePhoto);
+            counts.add(n[0]);
+            names.add("scene_two_photos");
+            hists.add(twoPhotos);
+            counts.add(n[1]);
+        }
         EmbeddingCache same = EmbeddingSets.load(datasets, opt.get("--same"), cache, model);
         progress.step("embedded " + opt.get("--same"));
         EmbeddingCache different = EmbeddingSets.load(datasets, opt.get("--different"), cache, model);
@@ -90,8 +123,12 @@ public final class LinkCalibration {
             for (int g = 0; g < GALLERIES.length; g++) {
                 gallery[g] = atOrAbove(galleryMax[g], t);
             }
+            double[] within = new double[names.size()];
+            for (int w = 0; w < within.length; w++) {
+                within[w] = below(hists.get(w), t) / (double) counts.get(w);
+            }
             points.add(new Point(t, below(sameHist, t) / (double) samePairs,
-                    1 - below(diffHist, t) / (double) diffPairs, gallery));
+                    1 - below(diffHist, t) / (double) diffPairs, gallery, within));
         }
         Path out = Path.of(opt.get("--out"));
         Files.createDirectories(out);
@@ -100,10 +137,16 @@ public final class LinkCalibration {
             for (int g : GALLERIES) {
                 head.append(",false_link_rate_").append(g).append("_held");
             }
+            for (String n : names) {
+                head.append(",miss_rate_").append(n.replace('-', '_'));
+            }
             w.println(head);
             for (Point p : points) {
                 w.printf(Locale.ROOT, "%.2f,%.6f,%.6f", p.threshold(), p.missRate(), p.falseLinkRate());
                 for (double f : p.falseLinkGallery()) {
+                    w.printf(Locale.ROOT, ",%.6f", f);
+                }
+                for (double f : p.missWithin()) {
                     w.printf(Locale.ROOT, ",%.6f", f);
                 }
                 w.println();
@@ -112,7 +155,7 @@ public final class LinkCalibration {
         double[] x = points.stream().mapToDouble(Point::threshold).toArray();
         Charts.line(out.resolve("link-calibration-" + model + ".png"), "Appearance linking on " + model + ": miss " + opt.get("--same")
                         + " (" + samePairs + " pairs), false link " + opt.get("--different"), "cosine threshold", "rate",
-                false, Charts.YAxis.UNIT, Styler.LegendPosition.OutsideS, 900, 640, series(points, x));
+                false, Charts.YAxis.UNIT, Styler.LegendPosition.OutsideS, 900, 700, series(points, x, names, counts));
         double maxMiss = Double.parseDouble(opt.get("--max-miss"));
         Point op = null;
         for (Point p : points) {
@@ -122,6 +165,9 @@ public final class LinkCalibration {
         }
         System.out.printf(Locale.ROOT, "%d same-person pairs (%s, %d people), %d different-person pairs (%s, %d people)%n",
                 samePairs, opt.get("--same"), same.classes(), diffPairs, opt.get("--different"), different.classes());
+        for (int w = 0; w < names.size(); w++) {
+            System.out.printf(Locale.ROOT, "%d same-person pairs (%s)%n", counts.get(w), names.get(w));
+        }
         if (op == null) {
             System.out.println("no threshold on the grid reaches a miss rate of " + maxMiss);
         } else {
@@ -135,10 +181,16 @@ public final class LinkCalibration {
         System.out.println("wrote " + out.resolve("link-calibration-" + model + ".csv") + " and .png");
     }
 
-    private static List<Charts.Series> series(List<Point> points, double[] x) {
+    private static List<Charts.Series> series(List<Point> points, double[] x, List<String> names, List<Long> counts) {
         List<Charts.Series> out = new ArrayList<>();
-        out.add(new Charts.Series("miss rate (same person below: over-spend)", x,
+        out.add(new Charts.Series("miss rate, lfw139 (same person below: over-spend)", x,
                 points.stream().mapToDouble(Point::missRate).toArray(), null, false, Color.RED));
+        Color[] reds = {new Color(230, 120, 0), new Color(170, 0, 120), new Color(120, 60, 0), new Color(255, 150, 150)};
+        for (int w = 0; w < names.size(); w++) {
+            int k = w;
+            out.add(new Charts.Series("miss rate, " + names.get(w) + " (" + counts.get(w) + " pairs)", x,
+                    points.stream().mapToDouble(p -> p.missWithin()[k]).toArray(), null, false, reds[w % reds.length]));
+        }
         out.add(new Charts.Series("false links per pair (different people at or above: under-release)", x,
                 points.stream().mapToDouble(Point::falseLinkRate).toArray(), null, false, Color.BLUE));
         Color[] shades = {new Color(0, 150, 200), new Color(0, 0, 120)};
@@ -158,6 +210,21 @@ public final class LinkCalibration {
                 if ((c.labels()[i] == c.labels()[j]) == same) {
                     hist[bin(Sphere.dot(c.x()[i], c.x()[j]))]++;
                     n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Same-person pairs of the rendered scenes: renders of one photo, and of two photos of the person. */
+    static long[] scenePairs(EmbeddingCache c, long[] samePhoto, long[] twoPhotos) {
+        long[] n = new long[2];
+        for (int i = 0; i < c.x().length; i++) {
+            for (int j = i + 1; j < c.x().length; j++) {
+                if (c.labels()[i] == c.labels()[j]) {
+                    boolean one = GatewayScenes.photoOf(c.files().get(i)).equals(GatewayScenes.photoOf(c.files().get(j)));
+                    (one ? samePhoto : twoPhotos)[bin(Sphere.dot(c.x()[i], c.x()[j]))]++;
+                    n[one ? 0 : 1]++;
                 }
             }
         }
