@@ -48,6 +48,8 @@ public final class GalleryFollower implements AutoCloseable {
     private KafkaConsumer<String, byte[]> consumer;
     private Thread thread;
     private volatile boolean running = true;
+    /** Opens once the records on the topic at start have been judged. */
+    private final java.util.concurrent.CountDownLatch replayed = new java.util.concurrent.CountDownLatch(1);
 
     /** @param keys the recognizer keys trusted for galleries, by key id */
     public GalleryFollower(String site, Map<String, PublicKey> keys) {
@@ -158,9 +160,21 @@ public final class GalleryFollower implements AutoCloseable {
         try {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
+            long end = -1;
             while (running) {
+                if (end < 0) {
+                    try {
+                        end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(2)).get(tp);
+                    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                        LOG.debug("gallery topic {}: end offset not known yet", tp);
+                        continue;
+                    }
+                }
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
                     offer(r.topic(), r.key(), r.headers(), r.value());
+                }
+                if (consumer.position(tp) >= end) {
+                    replayed.countDown();
                 }
             }
         } catch (WakeupException e) {
@@ -168,6 +182,11 @@ public final class GalleryFollower implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("gallery topic {} stopped: {}", tp, e.toString());
         }
+    }
+
+    /** Waits until the gallery records on the topic at start have been judged; false on timeout. */
+    public boolean awaitReplay(Duration timeout) throws InterruptedException {
+        return replayed.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     @Override
