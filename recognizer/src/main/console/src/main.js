@@ -186,8 +186,9 @@ function renderSites(overview, series, audit) {
       ['enrolled ε, total', en && en.totalComposedEpsilon],
       ['enrollment releases refused by the cap', en && en.refusedReleases],
       ['budget scope', lk && lk.budgetScope],
-      ['appearances linked (gateways)', lk && `${lk.linkedAppearances} of ${lk.appearances}`],
-      ['ε of the most exposed person', lk && lk.maxPersonEpsilon],
+      ['appearances linked (gateways, noised)', lk && lk.appearances !== undefined
+        && `${lk.linkedAppearances} of ${lk.appearances} (ε ${fmt(lk.epsilonPerAppearance)} per appearance per count)`],
+      ['ε cap per person (policy)', lk && lk.gatewaysLinking > 0 ? p.epsilonPerTrack : undefined],
       ['enrollments', s.recognizer && s.recognizer.enrollments],
       ['identified / unknown', s.recognizer && `${s.recognizer.identified} / ${s.recognizer.unknown}`],
       ['dead letters', s.recognizer && s.recognizer.deadLetters]];
@@ -221,10 +222,9 @@ function renderSites(overview, series, audit) {
       const cls = cam.stale ? 'stale' : { LIVE: 'ok', FINISHED: '', CONNECTING: '' }[cam.state] ?? 'bad';
       cell(tr, state, cls).dataset.state = cam.stale ? 'STALE' : cam.state;
       cell(tr, cam.frames);
-      cell(tr, cam.facesDetected);
+      cell(tr, cam.noised && cam.noised.facesDetected);
       cell(tr, cam.releases);
-      cell(tr, cam.withheldByBudget);
-      cell(tr, cam.liveTracks);
+      cell(tr, cam.noised && cam.noised.withheld);
       cell(tr, cam.epsilonSpent);
       cell(tr, cam.budgetPolicy);
       cell(tr, cam.lastError);
@@ -316,7 +316,17 @@ function renderModels(models) {
     cell(tr, m.labels.length);
     cell(tr, m.trainingAccuracy, undefined);
     cell(tr, m.validationAccuracy);
+    cell(tr, `${m.served}${m.servedForced ? ' (forced)' : ''}: ${fmt(m.heldOutMlpAccuracy, 3)} / `
+      + `${fmt(m.heldOutNcmAccuracy, 3)}, n ${m.heldOutEnrollments}`).dataset.served = m.served;
+    const o = m.openSet;
+    cell(tr, o ? `${pct(o.heldOutFpir)} [${pct(o.heldOutFpirLow95)}, ${pct(o.heldOutFpirHigh95)}] of `
+      + `${o.heldOutStrangers} (${o.heldOutPeople} people); target ${pct(o.fpirTarget)}, `
+      + `${o.calibrationStrangers} calibrating` : 'not calibrated (fixed margin)');
   });
+}
+
+function pct(v) {
+  return `${(100 * v).toFixed(2)}%`;
 }
 
 function renderAudit(audit) {

@@ -185,6 +185,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 enrollDetector.landmarks(), settings.getDataDir().resolve(PERSONS), policy.window());
         LOG.info("appearance linking: {}", link.reason());
         state.register("linking", () -> link.on().map(GatewayLinking::report).orElseGet(() -> GatewayLinking.offReport(link.reason())));
+        link.on().ifPresent(l -> state.registerLocal("linking", l::localReport));
         for (Camera c : cameras()) {
             FaceFinder finder = detector(c.settings());
             // An image folder is unrelated stills, each its own appearance (docs/agent.md): not linked.
@@ -214,6 +215,11 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 c.putAll(workers.get(st.camera()).report());
                 m.put(st.camera(), c);
             }
+            return m;
+        });
+        state.registerLocal("cameras", () -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            workers.forEach((name, w) -> m.put(name, w.localReport()));
             return m;
         });
         supervisors.forEach(CameraSupervisor::start);

@@ -29,6 +29,11 @@ public final class BasisTool {
     }
 
     public static void main(String[] args) throws Exception {
+        org.privface.agent.dataset.BadDataset.exitOnError(() -> run(args));
+    }
+
+    /** The command; a bad data-set folder ends it with a message naming the file (exit status 2), not a stack trace. */
+    static void run(String[] args) throws Exception {
         if (args.length == 0) {
             throw new IllegalArgumentException("usage: fit | fit-partition | merge (see class doc)");
         }

@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.opencv.core.Mat;
 import org.privface.agent.capture.Frame;
+import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceFinder;
@@ -31,7 +32,6 @@ import org.privface.agent.track.Box;
 import org.privface.agent.track.IouTracker;
 import org.privface.agent.track.TrackBudget;
 import org.privface.wire.avro.PerturbedFace;
-import org.privface.wire.avro.PersonRelease;
 import org.privface.wire.avro.TrackRelease;
 
 /**
@@ -83,6 +83,8 @@ final class CameraWorker {
     private final DistributionSummary epsilonPerRelease;
     private final DistributionSummary releasesPerTrack;
     private final Counter epsilonSpent;
+    /** Faces detected and withheld, noised for the status topic. */
+    private final StatusCounts noised = new StatusCounts().count("facesDetected", faces::get).count("withheld", withheld::get);
 
     CameraWorker(String camera, boolean independentFrames, FaceFinder detector, PolicyStore policies,
                  Mechanisms mechanisms, FacePublisher publisher, Uplink uplink, OriginLog origins, MeterRegistry metrics) {
@@ -130,7 +132,7 @@ final class CameraWorker {
         if (v.version() != budgetVersion) {
             // Merging the camera's overrides validates a whole policy: done once per change, not per frame.
             policy = policies.forCamera(camera, v.policy());
-            budget = Mechanisms.budget(policy);
+            budget = mechanisms.chargedBudget(policy);
             budgetVersion = v.version();
             inputless = FaceInput.needsEmbedding(policy) && !detector.landmarks();
             if (inputless) {
@@ -185,6 +187,11 @@ final class CameraWorker {
                         ? budget.request(t.trackId(), t.framesSeen(), frame.capturedAt()) : Optional.empty();
                 Optional<PersonLedger.Charge> charge = grant.isEmpty() || linking == null ? Optional.empty()
                         : linking.ledger().charge(person.get(), budget, frame.capturedAt());
+                if (grant.isPresent() && linking != null && charge.isEmpty()) {
+                    // The track spent a grant it cannot release: it releases nothing more, so no later
+                    // record of it carries a releaseIndex gap that only the person ledger explains.
+                    state[0] = Long.MIN_VALUE;
+                }
                 if (grant.isEmpty() || linking != null && charge.isEmpty()) {
                     withheld.incrementAndGet();
                     withheldCounter.increment();
@@ -199,11 +206,7 @@ final class CameraWorker {
                 if (answering) {
                     boolean sent = m instanceof org.privface.privacy.embedding.EmbeddingMechanism em
                             && answers.answer(gallery.get(), em, embedding.get(), vectorEpsilon, camera, t.trackId(),
-                                    frame.capturedAt(), org.privface.wire.avro.AnswerTrack.newBuilder()
-                                            .setReleaseIndex(g.releaseIndex()).setEpsilonSpentInWindow(g.epsilonSpentInWindow())
-                                            .setEpsilonBudget(g.epsilonBudget()).setBudgetPolicy(g.policy())
-                                            .setLinking(linking != null)
-                                            .setPersonEpsilonBudget(charge.map(c -> c.epsilonBudget()).orElse(null)).build());
+                                    frame.capturedAt(), answerTrack(trackSection(g)));
                     if (!sent && !(m instanceof org.privface.privacy.embedding.EmbeddingMechanism)) {
                         LOG.error("camera {}: answers need the EMBEDDING mechanism, not {}", camera, policy.mechanism());
                     }
@@ -219,14 +222,7 @@ final class CameraWorker {
                     }
                 }
                 Release rel = m.perturb(face.get().get());
-                PerturbedFace rec = publisher.record(rel, camera, t.trackId(), frame.capturedAt(), null,
-                        TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())
-                                .setEpsilonSpentInWindow(g.epsilonSpentInWindow()).setEpsilonBudget(g.epsilonBudget())
-                                .setBudgetPolicy(g.policy()).setWindowStartMillis(g.windowStart())
-                                .setPerson(charge.map(c -> PersonRelease.newBuilder()
-                                        .setEpsilonSpentInWindow(c.epsilonSpentInWindow()).setEpsilonBudget(c.epsilonBudget())
-                                        .setLinkedAppearances(c.appearances()).setWindowStartMillis(c.windowStart()).build())
-                                        .orElse(null)).build());
+                PerturbedFace rec = publisher.record(rel, camera, t.trackId(), frame.capturedAt(), null, trackSection(g));
                 origins.write(rec.getEventId(), frame.origin());
                 if (!uplink.submit(rec)) {
                     spoolDropped.incrementAndGet();
@@ -253,6 +249,27 @@ final class CameraWorker {
         }
     }
 
+    /**
+     * The record's track section: the grant (a function of the policy and of this track's own
+     * releases) and the gateway's linking setting with the policy's per-person cap. Nothing from the
+     * person ledger: its spend, count and window start would link one person's records (issue 33).
+     */
+    private TrackRelease trackSection(TrackBudget.Grant g) {
+        return TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())
+                .setEpsilonSpentInWindow(g.epsilonSpentInWindow()).setEpsilonBudget(g.epsilonBudget())
+                .setBudgetPolicy(g.policy()).setWindowStartMillis(g.windowStart())
+                .setLinking(linking != null).setPersonEpsilonBudget(linking == null ? null : g.epsilonBudget())
+                .build();
+    }
+
+    /** The same policy fields for an answer record (its track has no window start: the record's capture time serves). */
+    private static org.privface.wire.avro.AnswerTrack answerTrack(TrackRelease t) {
+        return org.privface.wire.avro.AnswerTrack.newBuilder().setReleaseIndex(t.getReleaseIndex())
+                .setEpsilonSpentInWindow(t.getEpsilonSpentInWindow()).setEpsilonBudget(t.getEpsilonBudget())
+                .setBudgetPolicy(t.getBudgetPolicy()).setLinking(Boolean.TRUE.equals(t.getLinking()))
+                .setPersonEpsilonBudget(t.getPersonEpsilonBudget()).build();
+    }
+
     /** This camera's embedder, made on the first face an EMBEDDING policy releases. */
     private FaceEmbedder embedder() {
         if (embedder == null) {
@@ -277,20 +294,32 @@ final class CameraWorker {
         return tracker.update(b, frame.sequence(), frame.capturedAt() == null ? Instant.now() : frame.capturedAt());
     }
 
+    /**
+     * The camera's section of the status topic's report: counts the face topics show anyway
+     * (releases, their ε) or that depend on no face (frames), and, noised, the faces detected and
+     * withheld, whose exact values would show how many faces linking withheld.
+     */
     Map<String, Object> report() {
         TrackBudget.Stats s = budget == null ? null : budget.stats();
         Map<String, Object> m = new java.util.LinkedHashMap<>();
         m.put("frames", frames.get());
-        m.put("facesDetected", faces.get());
         m.put("releases", releases.get());
-        m.put("withheldByBudget", withheld.get());
-        m.put("withheldUntracked", untracked.get());
         m.put("droppedBySpool", spoolDropped.get());
-        m.put("liveTracks", tracks.size());
         if (s != null) {
             m.put("epsilonSpent", s.epsilonSpent());
             m.put("budgetPolicy", s.policy());
         }
+        m.put("noised", noised.section(Instant.now()));
+        return m;
+    }
+
+    /** The exact counts, for the gateway's authenticated REST status only. */
+    Map<String, Object> localReport() {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("facesDetected", faces.get());
+        m.put("withheld", withheld.get());
+        m.put("withheldUntracked", untracked.get());
+        m.put("liveTracks", tracks.size());
         return m;
     }
 }

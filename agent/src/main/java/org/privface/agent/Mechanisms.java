@@ -157,6 +157,27 @@ final class Mechanisms {
         return forRelease(p, epsilonPerRelease, Double.NaN);
     }
 
+    /**
+     * How a policy's releases compose on a track, each pure-ε release charged the ε its mechanism
+     * states (never more than the share asked for), so the ledgers and the records agree.
+     */
+    TrackBudget chargedBudget(SitePolicy p) {
+        TrackBudget b = budget(p);
+        if (b.accounting() != TrackBudget.Accounting.PURE_EPSILON) {
+            return b;
+        }
+        FaceMechanism m;
+        try {
+            m = forRelease(p, b.unitsPerRelease());
+        } catch (RuntimeException e) {
+            // Not buildable yet (no basis, say): nothing is released until it is, and the share,
+            // charged meanwhile, is at least what any release at it states.
+            LOG.debug("mechanism for {} not built yet: the ledger charges the share", p.mechanism(), e);
+            return b;
+        }
+        return b.charging(m.epsilonPerFace());
+    }
+
     /** How a policy's releases compose on a track. */
     static TrackBudget budget(SitePolicy p) {
         return new TrackBudget(p.budgetPolicy(), p.epsilon(), p.window(), TrackBudget.DEFAULT_MAX_TRACKS,

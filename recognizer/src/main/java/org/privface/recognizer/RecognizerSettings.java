@@ -27,6 +27,12 @@ public class RecognizerSettings {
      * distances) from its predicted class is unknown; 0 switches the distance test off.
      */
     private double openSetMargin = 1.5;
+    /** Which model a version serves: best (held-out enrollments decide), mlp or ncm (docs/recognizer.md). */
+    private String serve = "best";
+    /** Public strangers' releases the open-set threshold is calibrated on; none when unset. */
+    private java.nio.file.Path strangersFile;
+    /** The open-set FPIR the threshold is calibrated for (needs 20/FPIR calibration strangers). */
+    private double openSetFpir = 0.01;
     /** Where trained models are kept and reloaded from on restart; none when unset. */
     private java.nio.file.Path modelDir;
     /**
@@ -66,5 +72,11 @@ public class RecognizerSettings {
     public String getInstanceId() { return instanceId; }
     public void setInstanceId(String instanceId) { this.instanceId = instanceId; }
     public void setModelDir(java.nio.file.Path modelDir) { this.modelDir = modelDir; }
+    public String getServe() { return serve; }
+    public void setServe(String serve) { this.serve = serve; }
+    public java.nio.file.Path getStrangersFile() { return strangersFile; }
+    public void setStrangersFile(java.nio.file.Path strangersFile) { this.strangersFile = strangersFile; }
+    public double getOpenSetFpir() { return openSetFpir; }
+    public void setOpenSetFpir(double openSetFpir) { this.openSetFpir = openSetFpir; }
     public void setMaxBatch(int maxBatch) { this.maxBatch = maxBatch; }
 }

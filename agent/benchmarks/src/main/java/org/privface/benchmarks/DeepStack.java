@@ -241,10 +241,8 @@ final class DeepStack {
 
     /** n files spread over the sorted images of a folder-per-person set. */
     static List<Path> spread(Path root, int n) throws IOException {
-        List<Path> all;
-        try (Stream<Path> s = Files.walk(root, 2)) {
-            all = s.filter(Files::isRegularFile).filter(p -> p.toString().matches(".*\\.(jpg|pgm)$")).sorted().toList();
-        }
+        List<Path> all = org.privface.agent.dataset.DatasetFolder.people(root).images().stream()
+                .filter(p -> p.toString().matches(".*\\.(jpg|pgm)$")).sorted().toList();
         List<Path> out = new ArrayList<>();
         double step = Math.max(1.0, all.size() / (double) n);
         for (double i = 0; i < all.size() && out.size() < n; i += step) {

@@ -2,6 +2,7 @@ package org.privface.privacy;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.math.BigInteger;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
 
@@ -72,11 +73,7 @@ public final class ExactCoins {
      * Bernoulli(γ/K) successes; P(K odd) = Σ (−γ)^k/k! = e^-γ.
      */
     public static boolean bernoulliExpAtMostOne(long num, long den, Bits bits) {
-        long k = 1;
-        while (bits.bernoulli(num, Math.multiplyExact(den, k))) {
-            k++;
-        }
-        return (k & 1) == 1;
+        return bits.bernoulliExpAtMostOne(num, den);
     }
 
     /** Bernoulli(exp(−num/den)) for any num ≥ 0: one e^-1 coin per whole unit of γ, then the rest. */
@@ -94,8 +91,11 @@ public final class ExactCoins {
      * Uniform bits from one bulk draw of the secure generator (refilled in bulk when used up): a
      * lock and a DRBG call per coin would cost more than the sampling itself. Bit i of the stream
      * is bit (i mod 8) of byte i/8 of what the generator returns, lowest first.
+     *
+     * <p>Open to subclasses so that tests can script every primitive ({@link #bits},
+     * {@link #uniform(long)}, {@link #bernoulli}) and enumerate a sampler's paths exactly.
      */
-    public static final class Bits {
+    public static class Bits {
         private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
         private final SecureRandom random;
@@ -110,6 +110,12 @@ public final class ExactCoins {
             this.random = random;
             this.buffer = new byte[Math.max(64, (bytes + 7) & ~7)];
             random.nextBytes(buffer);
+        }
+
+        /** For a scripted source that overrides every primitive; it has no generator behind it. */
+        protected Bits() {
+            this.random = null;
+            this.buffer = new byte[8];
         }
 
         private long nextWord() {
@@ -164,9 +170,47 @@ public final class ExactCoins {
             }
         }
 
+        /** Uniform on {0, …, n − 1}, n ≥ 1, exactly: {@link #uniform(long)} where n fits, else rejection on n's bit length. */
+        public BigInteger uniform(BigInteger n) {
+            if (n.signum() < 1) {
+                throw new IllegalArgumentException("need n >= 1, was " + n);
+            }
+            if (n.bitLength() < 63) {
+                return BigInteger.valueOf(uniform(n.longValue()));
+            }
+            int k = n.subtract(BigInteger.ONE).bitLength();
+            while (true) {
+                BigInteger r = BigInteger.ZERO;
+                for (int have = 0; have < k; have += 62) {
+                    r = r.or(BigInteger.valueOf(bits(Math.min(62, k - have))).shiftLeft(have));
+                }
+                if (r.compareTo(n) < 0) {
+                    return r;
+                }
+            }
+        }
+
         /** Bernoulli(num/den) for 0 ≤ num ≤ den. */
         public boolean bernoulli(long num, long den) {
             return uniform(den) < num;
+        }
+
+        /**
+         * Bernoulli(exp(−num/den)) for 0 ≤ num ≤ den, CKS Algorithm 1 on {@link #bernoulli} coins
+         * (see {@link ExactCoins#bernoulliExpAtMostOne}); a primitive here so that a test can check
+         * it once and then treat it as one coin.
+         */
+        public boolean bernoulliExpAtMostOne(long num, long den) {
+            long k = 1;
+            while (bernoulli(num, Math.multiplyExact(den, k))) {
+                k++;
+            }
+            return (k & 1) == 1;
+        }
+
+        /** Bernoulli(num/den) for 0 ≤ num ≤ den, big integers. */
+        public boolean bernoulli(BigInteger num, BigInteger den) {
+            return uniform(den).compareTo(num) < 0;
         }
     }
 }

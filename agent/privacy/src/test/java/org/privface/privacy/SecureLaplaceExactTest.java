@@ -241,7 +241,8 @@ class SecureLaplaceExactTest {
     }
 
     @Test
-    void theExactSamplerIsPureEpsilonDpForTheWorstL1PairAtEveryProductionEpsilon() {
+    void theScaleInStepsCoversTheWorstL1ShiftAtEveryProductionEpsilon() {
+        // Calibration only: the sampled law itself is enumerated coin by coin in ExactCoinsTreeTest.
         for (Use use : USES) {
             for (double eps : PRODUCTION_EPSILONS) {
                 double b = use.sensitivity() / eps;

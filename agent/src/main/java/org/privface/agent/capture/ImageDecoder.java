@@ -27,12 +27,17 @@ public final class ImageDecoder {
 
     /** Reads and decodes an image file; the message of a refusal names the file and the reason. */
     public static Mat read(Path file) throws IOException {
+        return read(file, Imgcodecs.IMREAD_COLOR);
+    }
+
+    /** {@link #read(Path)} with OpenCV's {@code imread} flags (IMREAD_GRAYSCALE gives the pixels imread would). */
+    public static Mat read(Path file, int imreadFlags) throws IOException {
         long size = Files.size(file);
         if (size == 0 || size > MAX_FILE_BYTES) {
             throw new IOException(file.getFileName() + ": file size " + size + " outside (0, " + MAX_FILE_BYTES + "]");
         }
         try {
-            return decode(Files.readAllBytes(file));
+            return decode(Files.readAllBytes(file), imreadFlags);
         } catch (IOException e) {
             throw new IOException(file.getFileName() + ": " + e.getMessage(), e);
         }
@@ -40,6 +45,11 @@ public final class ImageDecoder {
 
     /** Decodes an encoded image to an 8-bit, 3-channel BGR Mat that the caller releases. */
     public static Mat decode(byte[] bytes) throws IOException {
+        return decode(bytes, Imgcodecs.IMREAD_COLOR);
+    }
+
+    /** {@link #decode(byte[])} with OpenCV's {@code imdecode} flags. */
+    public static Mat decode(byte[] bytes, int imreadFlags) throws IOException {
         if (bytes == null || bytes.length == 0) {
             throw new IOException("empty image");
         }
@@ -50,11 +60,15 @@ public final class ImageDecoder {
         if (wh[0] < 1 || wh[1] < 1 || wh[0] * wh[1] > MAX_PIXELS) {
             throw new IOException("image of " + wh[0] + "x" + wh[1] + " pixels outside [1, " + MAX_PIXELS + "]");
         }
+        if ((bytes[0] & 0xff) == 0xFF && (bytes[1] & 0xff) == 0xD8 && !jpegEnds(bytes)) {
+            // libjpeg decodes a cut-off JPEG with a warning and grey rows in place of the lost ones.
+            throw new IOException("JPEG truncated: no end-of-image marker after its scan");
+        }
         OpenCv.load();
         Mat m;
         MatOfByte buf = new MatOfByte(bytes);
         try {
-            m = Imgcodecs.imdecode(buf, Imgcodecs.IMREAD_COLOR);
+            m = Imgcodecs.imdecode(buf, imreadFlags);
         } catch (RuntimeException e) {
             throw new IOException("not a decodable image: " + e.getClass().getSimpleName(), e);
         } finally {
@@ -135,6 +149,39 @@ public final class ImageDecoder {
             pos += 2 + length;
         }
         throw new IOException("JPEG truncated before its frame header");
+    }
+
+    /**
+     * Whether an end-of-image marker follows the first scan. Inside entropy-coded data a 0xFF byte is
+     * always followed by 0x00 or a restart marker, so FF D9 there can only be the end; an EXIF
+     * thumbnail's own end marker sits in a segment before the scan and is stepped over.
+     */
+    private static boolean jpegEnds(byte[] b) {
+        int pos = 2;
+        while (pos + 4 <= b.length) {
+            int marker = b[pos + 1] & 0xff;
+            if ((b[pos] & 0xff) != 0xFF) {
+                return false;
+            }
+            if (marker == 0xFF) {
+                pos++;
+                continue;
+            }
+            if (marker == 0x01 || marker >= 0xD0 && marker <= 0xD8) {
+                pos += 2;
+                continue;
+            }
+            if (marker == 0xDA) {
+                for (int i = pos + 2; i + 1 < b.length; i++) {
+                    if ((b[i] & 0xff) == 0xFF && (b[i + 1] & 0xff) == 0xD9) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+            pos += 2 + ((b[pos + 2] & 0xff) << 8 | (b[pos + 3] & 0xff));
+        }
+        return false;
     }
 
     private static long[] tiff(byte[] b, boolean little) throws IOException {

@@ -1,24 +1,24 @@
 package org.privface.agent.capture;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Iterator;
-import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Stream;
 
 import org.opencv.core.Mat;
+import org.privface.agent.dataset.DatasetFolder;
 import org.privface.agent.detect.OpenCv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Every image under a folder, in path order, as frames. Files {@link ImageDecoder} refuses are skipped and counted. */
+/**
+ * Every image under a folder, as {@link DatasetFolder#imagesUnder} lists it (links followed, nested
+ * folders walked, in path order), as frames. Non-image files are left out and logged once; files
+ * {@link ImageDecoder} refuses (truncated, empty, not an image) are skipped, counted and logged: a
+ * camera goes on past a bad frame.
+ */
 public final class ImageFolderSource implements FrameSource {
-    static final Set<String> EXTENSIONS = Set.of("png", "jpg", "jpeg", "pgm", "bmp", "tif", "tiff");
     private static final Logger LOG = LoggerFactory.getLogger(ImageFolderSource.class);
     private final Path root;
     private final Iterator<Path> files;
@@ -28,16 +28,11 @@ public final class ImageFolderSource implements FrameSource {
     public ImageFolderSource(Path root) throws IOException {
         OpenCv.load();
         this.root = root;
-        try (Stream<Path> s = Files.walk(root)) {
-            List<Path> list = s.filter(Files::isRegularFile).filter(ImageFolderSource::isImage).sorted().toList();
-            this.files = list.iterator();
+        DatasetFolder listing = DatasetFolder.imagesUnder(root);
+        if (!listing.skipped().isEmpty()) {
+            LOG.warn("{}: {}", root, DatasetFolder.summary(listing.skipped()));
         }
-    }
-
-    static boolean isImage(Path p) {
-        String n = p.getFileName().toString();
-        int dot = n.lastIndexOf('.');
-        return dot > 0 && EXTENSIONS.contains(n.substring(dot + 1).toLowerCase(Locale.ROOT));
+        this.files = listing.images().iterator();
     }
 
     @Override

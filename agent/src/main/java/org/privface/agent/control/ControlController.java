@@ -34,7 +34,7 @@ public class ControlController {
 
     @Get("/status")
     public HttpResponse<?> status(@Nullable @Header("Authorization") String auth) {
-        return authorized(auth) ? HttpResponse.ok(state.report()) : refused();
+        return authorized(auth) ? HttpResponse.ok(state.localReport()) : refused();
     }
 
     @Get("/audit")

@@ -22,13 +22,17 @@ import org.privface.agent.policy.SitePolicy;
 
 /**
  * What the gateway reports about itself (REST status, the site's status topic): the policy in
- * force, its floor, the cameras and the budget counters. Holds no pixels and no face data.
+ * force, its floor, the cameras and the budget counters. Holds no pixels and no face data. The
+ * status topic gets {@link #report}: aggregates only, with the counts that depend on linking and
+ * withholding noised ({@link StatusCounts}); the authenticated REST status adds the exact local
+ * sections ({@link #localReport}).
  */
 @Singleton
 public class GatewayState {
     private final AgentSettings settings;
     private final PolicyStore policies;
     private final Map<String, Supplier<Map<String, Object>>> sections = new ConcurrentHashMap<>();
+    private final Map<String, Supplier<Map<String, Object>>> localSections = new ConcurrentHashMap<>();
     private final Instant started = Instant.now();
     /** Audit entries carried in each report; the gateway's audit.jsonl keeps them all. */
     static final int RECENT_CHANGES = 20;
@@ -45,6 +49,23 @@ public class GatewayState {
     /** Lets the pipeline add live sections (cameras, budget, publishing) to the report. */
     public void register(String name, Supplier<Map<String, Object>> section) {
         sections.put(name, section);
+    }
+
+    /**
+     * Adds a section only the gateway's authenticated REST status shows, never the status topic:
+     * exact counts and per-person spend that would tell the cloud about linking decisions.
+     */
+    public void registerLocal(String name, Supplier<Map<String, Object>> section) {
+        localSections.put(name, section);
+    }
+
+    /** The report with the local sections under {@code local}: for the operator's authenticated REST status only. */
+    public Map<String, Object> localReport() {
+        Map<String, Object> r = report();
+        Map<String, Object> local = new LinkedHashMap<>();
+        localSections.forEach((name, s) -> local.put(name, s.get()));
+        r.put("local", local);
+        return r;
     }
 
     public String gatewayId() {

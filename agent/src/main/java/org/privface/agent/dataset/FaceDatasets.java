@@ -6,23 +6,32 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.stream.Stream;
 
 import org.opencv.core.Mat;
 import org.opencv.core.Rect;
+import org.opencv.core.Size;
 import org.opencv.imgcodecs.Imgcodecs;
+import org.opencv.imgproc.Imgproc;
+import org.privface.agent.capture.ImageDecoder;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.detect.OpenCv;
 import org.privface.agent.embed.FaceEmbedder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Loaders for folder-per-person face datasets. Images are read from a configured path and never
- * copied into the project.
+ * Loaders for folder-per-person face datasets, listed by {@link DatasetFolder} (its rules: links,
+ * nested and empty folders, non-image files). Images are read from a configured path and never
+ * copied into the project. An image that cannot be read or decoded stops a load with a
+ * {@link BadDataset} naming it; what is left out is logged and kept in {@link LabelledFaces#skipped()}.
  */
 public final class FaceDatasets {
+    private static final Logger LOG = LoggerFactory.getLogger(FaceDatasets.class);
+
     /** Where the shared real-face datasets live: FACE_DATASETS, else the build's default. */
     public static Optional<Path> root() {
         String env = System.getenv("FACE_DATASETS");
@@ -47,7 +56,7 @@ public final class FaceDatasets {
     }
 
     public static LabelledFaces orl(Path root, FaceCrops.Shape shape) throws IOException {
-        return load(root, "pgm", p -> Optional.of(FaceCrops.resizeToUnitPixels(Pgm.read(p), shape)));
+        return load(DatasetFolder.people(root), p -> Optional.of(FaceCrops.resizeToUnitPixels(Pgm.read(p), shape)), p -> { });
     }
 
     /**
@@ -64,12 +73,10 @@ public final class FaceDatasets {
         int cols = (int) Math.round(rows * (double) shape.width() / shape.height());
         int x = shape.equals(FaceCrops.Shape.PEEP) ? 47 : 75 - cols / 2;
         int w = shape.equals(FaceCrops.Shape.PEEP) ? 103 - 47 : cols;
-        return load(root, "jpg", p -> {
-            Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_GRAYSCALE);
-            if (img.empty()) {
-                throw new IOException(p + ": not a decodable image");
-            }
+        return load(DatasetFolder.people(root), p -> {
+            Mat img = ImageDecoder.read(p, Imgcodecs.IMREAD_GRAYSCALE);
             if (img.cols() != 150 || img.rows() != 150) {
+                img.release();
                 throw new IOException(p + ": expected 150x150 funneled LFW, got " + img.cols() + "x" + img.rows());
             }
             Mat crop = img.submat(new Rect(x, 42, w, rows));
@@ -77,30 +84,50 @@ public final class FaceDatasets {
             crop.release();
             img.release();
             return Optional.of(v);
-        });
+        }, p -> { });
+    }
+
+    /**
+     * Whole images, grey, at width × height pixels in [0, 1], neither cropped nor equalized: the
+     * RDP paper's geometry. Upsampling is bicubic, downsampling area-averaged, and the result stays
+     * 8-bit, as a saved image of that size would be.
+     */
+    public static LabelledFaces frames(Path root, int width, int height) throws IOException {
+        return load(DatasetFolder.people(root), p -> {
+            Mat img = ImageDecoder.read(p, Imgcodecs.IMREAD_GRAYSCALE);
+            Mat sized = new Mat();
+            boolean up = width > img.cols() || height > img.rows();
+            Imgproc.resize(img, sized, new Size(width, height), 0, 0, up ? Imgproc.INTER_CUBIC : Imgproc.INTER_AREA);
+            byte[] raw = new byte[width * height];
+            sized.get(0, 0, raw);
+            sized.release();
+            img.release();
+            double[] v = new double[raw.length];
+            for (int i = 0; i < raw.length; i++) {
+                v[i] = (raw[i] & 0xff) / 255.0;
+            }
+            return Optional.of(v);
+        }, p -> { });
     }
 
     /**
      * Any folder of person folders, with faces found by the detector (the largest face of each
-     * image). Images with no face that fits are skipped.
+     * image). Images with no face that fits are left out and reported.
      */
     public static LabelledFaces detected(Path root, FaceFinder detector) throws IOException {
         return detected(root, detector, FaceCrops.Shape.PEEP);
     }
 
     public static LabelledFaces detected(Path root, FaceFinder detector, FaceCrops.Shape shape) throws IOException {
-        return load(root, null, p -> {
-            Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_COLOR);
-            if (img.empty()) {
-                return Optional.empty();
-            }
+        return load(DatasetFolder.people(root), p -> {
+            Mat img = ImageDecoder.read(p);
             try {
                 List<Rect> faces = detector.boxes(img);
                 return faces.isEmpty() ? Optional.empty() : FaceCrops.crop(img, faces.get(0), shape);
             } finally {
                 img.release();
             }
-        });
+        }, p -> { });
     }
 
     /**
@@ -108,56 +135,62 @@ public final class FaceDatasets {
      * by its landmarks and embedded (unit vectors). Images with no face are skipped.
      */
     public static LabelledFaces embedded(Path root, FaceFinder detector, FaceEmbedder embedder) throws IOException {
+        return embedded(DatasetFolder.people(root), detector, embedder, p -> { });
+    }
+
+    /** {@link #embedded(Path, FaceFinder, FaceEmbedder)} of a listing, calling {@code afterEach} after each of its images. */
+    public static LabelledFaces embedded(DatasetFolder listing, FaceFinder detector, FaceEmbedder embedder,
+                                         Consumer<Path> afterEach) throws IOException {
         if (!detector.landmarks()) {
             throw new IllegalArgumentException("embeddings need a detector with landmarks, not " + detector.describe());
         }
-        return load(root, null, p -> {
-            Mat img = Imgcodecs.imread(p.toString(), Imgcodecs.IMREAD_COLOR);
-            if (img.empty()) {
-                return Optional.empty();
-            }
+        return load(listing, p -> {
+            Mat img = ImageDecoder.read(p);
             try {
                 List<DetectedFace> faces = detector.detect(img);
                 return faces.isEmpty() ? Optional.empty() : Optional.of(embedder.embed(img, faces.get(0)));
             } finally {
                 img.release();
             }
-        });
+        }, afterEach);
     }
 
     private interface FaceReader {
         Optional<double[]> read(Path file) throws IOException;
     }
 
-    private static LabelledFaces load(Path root, String extension, FaceReader reader) throws IOException {
+    /**
+     * Reads every image of the listing. An image that cannot be read or decoded stops the load
+     * with a {@link BadDataset} naming it (a data set silently one image short would change every
+     * figure made from it); an image without a usable face is left out and reported.
+     *
+     * @param afterEach called after each image of {@code listing.images()}, face or not
+     */
+    private static LabelledFaces load(DatasetFolder listing, FaceReader reader, Consumer<Path> afterEach) throws IOException {
         OpenCv.load();
-        if (!Files.isDirectory(root)) {
-            throw new IOException("dataset folder not found: " + root);
-        }
-        List<Path> people;
-        try (Stream<Path> s = Files.list(root)) {
-            people = s.filter(Files::isDirectory).sorted(naturalOrder()).toList();
-        }
+        Path root = listing.root();
         List<String> names = new ArrayList<>();
         List<double[]> faces = new ArrayList<>();
         List<Integer> labels = new ArrayList<>();
         List<String> origins = new ArrayList<>();
-        for (Path person : people) {
-            List<Path> files;
-            try (Stream<Path> s = Files.list(person)) {
-                files = s.filter(Files::isRegularFile)
-                        .filter(p -> extension == null ? isImage(p) : p.toString().toLowerCase().endsWith("." + extension))
-                        .sorted(naturalOrder()).toList();
-            }
+        List<String> skipped = new ArrayList<>(listing.skipped());
+        for (DatasetFolder.Person person : listing.people()) {
             int label = -1;
-            for (Path f : files) {
-                Optional<double[]> face = reader.read(f);
+            for (Path f : person.images()) {
+                Optional<double[]> face;
+                try {
+                    face = reader.read(f);
+                } catch (IOException | RuntimeException e) {
+                    throw BadDataset.unusable(f, e);
+                }
+                afterEach.accept(f);
                 if (face.isEmpty()) {
+                    skipped.add(root.relativize(f) + ": no face found");
                     continue;
                 }
                 if (label < 0) {
                     label = names.size();
-                    names.add(person.getFileName().toString());
+                    names.add(person.name());
                 }
                 faces.add(face.get());
                 labels.add(label);
@@ -165,15 +198,18 @@ public final class FaceDatasets {
             }
         }
         if (faces.isEmpty()) {
-            throw new IOException("no faces found under " + root);
+            throw new BadDataset(root + ": no faces found in " + listing.images().size() + " images");
+        }
+        if (!skipped.isEmpty()) {
+            LOG.warn("{}: {}", root, DatasetFolder.summary(skipped));
+        }
+        List<String> single = listing.singleImagePeople();
+        if (!single.isEmpty()) {
+            LOG.warn("{}: {} people with one image ({}): they can be trained on or enrolled but not also tested",
+                    root, single.size(), String.join(", ", single.subList(0, Math.min(5, single.size()))));
         }
         return new LabelledFaces(List.copyOf(names), faces.toArray(double[][]::new),
-                labels.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(origins));
-    }
-
-    private static boolean isImage(Path p) {
-        String n = p.getFileName().toString().toLowerCase();
-        return n.endsWith(".png") || n.endsWith(".jpg") || n.endsWith(".jpeg") || n.endsWith(".pgm") || n.endsWith(".bmp");
+                labels.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(origins), List.copyOf(skipped));
     }
 
     private static final java.util.regex.Pattern RUNS = java.util.regex.Pattern.compile("\\d+|\\D+");

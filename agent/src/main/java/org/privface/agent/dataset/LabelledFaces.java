@@ -7,8 +7,10 @@ import java.util.List;
  *
  * @param names   label index to person name
  * @param origins where each face came from, relative to the dataset root
+ * @param skipped what the loader left out and why (non-image files, empty person folders, images
+ *                without a face), relative to the dataset root
  */
-public record LabelledFaces(List<String> names, double[][] faces, int[] labels, List<String> origins) {
+public record LabelledFaces(List<String> names, double[][] faces, int[] labels, List<String> origins, List<String> skipped) {
     public LabelledFaces {
         if (faces.length != labels.length || faces.length != origins.size()) {
             throw new IllegalArgumentException("faces, labels and origins differ in length");

@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import org.opencv.core.Mat;
 import org.opencv.core.Rect;
+import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
 
 /**
@@ -27,11 +28,14 @@ public final class GatewayLinking {
     private final PersonLedger ledger;
     private final int minFaceSize;
     private final double minScore;
+    private final StatusCounts noised;
 
     public GatewayLinking(PersonLedger ledger, int minFaceSize, double minScore) {
         this.ledger = ledger;
         this.minFaceSize = minFaceSize;
         this.minScore = minScore;
+        this.noised = new StatusCounts().count("appearances", () -> ledger.stats(Instant.now()).appearances())
+                .count("linkedAppearances", () -> ledger.stats(Instant.now()).linked());
     }
 
     /** Whether linking runs, and why not. */
@@ -98,13 +102,24 @@ public final class GatewayLinking {
                 && b.y + b.height <= frame.rows();
     }
 
-    /** The status report's linking section; counts and ε only, never an embedding or an id. */
+    /**
+     * The status topic's linking section: the settings, and the appearances and links noised
+     * ({@link StatusCounts}, ε per appearance per counter). No per-person spend, exact link count
+     * or persons held: those are {@link #localReport}'s.
+     */
     public Map<String, Object> report() {
-        PersonLedger.Stats s = ledger.stats(Instant.now());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("enabled", true);
         m.put("budgetScope", "person");
-        m.put("threshold", s.threshold());
+        m.put("threshold", ledger.threshold());
+        m.put("noised", noised.section(Instant.now()));
+        return m;
+    }
+
+    /** The exact linking counters and the most any person spent: the authenticated REST status only. */
+    public Map<String, Object> localReport() {
+        PersonLedger.Stats s = ledger.stats(Instant.now());
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("appearances", s.appearances());
         m.put("linkedAppearances", s.linked());
         m.put("personsHeld", s.persons());

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 import org.privface.privacy.Privacy;
+import org.privface.privacy.SpentEpsilon;
 import org.privface.privacy.gdp.MuGdp;
 
 /**
@@ -30,6 +31,8 @@ public final class TrackBudget {
     /**
      * One permitted release.
      *
+     * @param epsilonForThisRelease the share of the cap asked for: the ε the mechanism is calibrated
+     *                              to; the window is charged what that mechanism states ({@link #charging})
      * @param releaseIndex         1-based index of this release within the track's window
      * @param epsilonSpentInWindow composed ε of the window, this release included
      * @param epsilonBudget        the track cap ε_track
@@ -65,8 +68,10 @@ public final class TrackBudget {
     /** The ledger's units: ε for PURE_EPSILON, μ² for GAUSSIAN_DP. */
     private final double capUnits;
     private final double unitsPerRelease;
-    /** ε of one release; for GAUSSIAN_DP a bisection, so computed once here, not per grant. */
+    /** ε charged for one release; for GAUSSIAN_DP a bisection, so computed once here, not per grant. */
     private final double epsilonPerRelease;
+    /** The share of the cap one release asks for: the ε its mechanism is calibrated to (≥ the charge). */
+    private final double epsilonAskedPerRelease;
     private final Duration window;
     private final int maxTracks;
     private final Map<String, Account> accounts = new HashMap<>();
@@ -88,6 +93,25 @@ public final class TrackBudget {
      */
     public TrackBudget(BudgetPolicy policy, double epsilonTrack, Duration window, int maxTracks, Accounting accounting,
                        double delta) {
+        this(policy, epsilonTrack, window, maxTracks, accounting, delta, Double.NaN);
+    }
+
+    /**
+     * The same ledger, each grant charged the ε the release's mechanism states (its exact spend
+     * rounded up, {@link org.privface.privacy.SpentEpsilon}) instead of the share asked for: the
+     * stated ε may be a little below the share (HammingCap's p is an integer ratio), never above.
+     * PURE_EPSILON only; a GAUSSIAN_DP ledger charges μ², which its mechanism states as asked.
+     */
+    public TrackBudget charging(double statedEpsilonPerRelease) {
+        if (accounting != Accounting.PURE_EPSILON) {
+            throw new IllegalStateException("only a pure-ε ledger charges a stated ε per release");
+        }
+        SpentEpsilon.checkWithin(Privacy.checkEpsilon(statedEpsilonPerRelease), unitsPerRelease);
+        return new TrackBudget(policy, epsilonTrack, window, maxTracks, accounting, delta, statedEpsilonPerRelease);
+    }
+
+    private TrackBudget(BudgetPolicy policy, double epsilonTrack, Duration window, int maxTracks, Accounting accounting,
+                        double delta, double stated) {
         this.policy = Objects.requireNonNull(policy, "policy");
         this.epsilonTrack = Privacy.checkEpsilon(epsilonTrack);
         policy.checkFor(epsilonTrack);
@@ -95,7 +119,7 @@ public final class TrackBudget {
         this.delta = accounting == Accounting.GAUSSIAN_DP ? Privacy.checkDelta(delta) : 0;
         if (accounting == Accounting.PURE_EPSILON) {
             capUnits = epsilonTrack;
-            unitsPerRelease = policy.epsilonPerRelease(epsilonTrack);
+            unitsPerRelease = Double.isNaN(stated) ? policy.epsilonPerRelease(epsilonTrack) : stated;
         } else {
             double muTrack = MuGdp.muFor(epsilonTrack, delta);
             capUnits = muTrack * muTrack;
@@ -104,6 +128,8 @@ public final class TrackBudget {
             unitsPerRelease = Double.isNaN(mu) ? policy.epsilonPerRelease(capUnits) : mu * mu;
         }
         this.epsilonPerRelease = epsilonOf(unitsPerRelease);
+        this.epsilonAskedPerRelease = accounting == Accounting.PURE_EPSILON ? policy.epsilonPerRelease(epsilonTrack)
+                : epsilonPerRelease;
         Objects.requireNonNull(window, "window");
         if (window.isNegative() || window.isZero()) {
             throw new IllegalArgumentException("budget window must be positive, was " + window);
@@ -171,7 +197,7 @@ public final class TrackBudget {
         epsilonSpent += epsilonPerRelease;
         double spentInWindow = accounting == Accounting.PURE_EPSILON ? composed
                 : Math.min(epsilonOf(composed), epsilonTrack);
-        return Optional.of(new Grant(trackId, epsilonPerRelease, index, spentInWindow,
+        return Optional.of(new Grant(trackId, epsilonAskedPerRelease, index, spentInWindow,
                 epsilonTrack, a.windowStart, policy.name(),
                 accounting == Accounting.GAUSSIAN_DP ? Math.sqrt(unitsPerRelease) : Double.NaN));
     }

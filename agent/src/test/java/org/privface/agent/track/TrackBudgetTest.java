@@ -66,6 +66,24 @@ class TrackBudgetTest {
         assertEquals("once", s.policy());
     }
 
+    /**
+     * Issue 34: a mechanism that spends a little less than its share (HammingCap's integer p) is
+     * charged what it states, so the window's total equals the records' sum; a statement above
+     * the share is refused.
+     */
+    @Test
+    void aChargingLedgerChargesTheStatedEpsilonNotTheShare() {
+        TrackBudget asked = new TrackBudget(BudgetPolicy.once(), 62.36774159047502, WINDOW);
+        double stated = 61.67459488283353;
+        TrackBudget b = asked.charging(stated);
+        TrackBudget.Grant g = b.request("trk-a", 1, T0).orElseThrow();
+        assertEquals(62.36774159047502, g.epsilonForThisRelease(), "the mechanism is calibrated to the share");
+        assertEquals(stated, g.epsilonSpentInWindow());
+        assertEquals(stated, b.stats().epsilonSpent());
+        assertEquals(stated, b.unitsPerRelease());
+        assertThrows(IllegalStateException.class, () -> asked.charging(Math.nextUp(62.36774159047502)));
+    }
+
     @Test
     void maxKGrantsKSharesSummingToTheTrackBudget() {
         for (double cap : new double[] {0.1, 0.7, 1.0, 3.0, 16.0, 1e-3}) {

@@ -33,7 +33,8 @@ public final class FaceRecords {
     }
 
     /** Every earlier writer schema of PerturbedFace, so records already in topics still decode. */
-    private static final List<Schema> FACE_HISTORY = history("PerturbedFace-r1.avsc", "PerturbedFace-r2.avsc");
+    private static final List<Schema> FACE_HISTORY = history("PerturbedFace-r1.avsc", "PerturbedFace-r2.avsc",
+            "PerturbedFace-r3.avsc");
 
     private static final org.apache.avro.message.BinaryMessageDecoder<PerturbedFace> FACE_DECODER = faceDecoder();
 
@@ -411,18 +412,13 @@ public final class FaceRecords {
                 throw new InvalidRecordException("track spent " + t.getEpsilonSpentInWindow() + ", over its budget "
                         + t.getEpsilonBudget());
             }
-            var p = t.getPerson();
-            if (p != null) {
-                positiveFinite("track.person.epsilonBudget", p.getEpsilonBudget());
-                positiveFinite("track.person.epsilonSpentInWindow", p.getEpsilonSpentInWindow());
-                if (p.getEpsilonSpentInWindow() > p.getEpsilonBudget() * (1 + 1e-9)) {
-                    throw new InvalidRecordException("person spent " + p.getEpsilonSpentInWindow() + ", over its budget "
-                            + p.getEpsilonBudget());
-                }
-                if (p.getLinkedAppearances() < 1) {
-                    throw new InvalidRecordException("track.person.linkedAppearances must be at least 1, was "
-                            + p.getLinkedAppearances());
-                }
+            // Revision 4 states the per-person bound only with linking on: the policy's cap, never a spend.
+            Double personCap = t.getPersonEpsilonBudget();
+            if (personCap != null) {
+                positiveFinite("track.personEpsilonBudget", personCap);
+            }
+            if ((personCap != null) != Boolean.TRUE.equals(t.getLinking())) {
+                throw new InvalidRecordException("track.personEpsilonBudget must be set exactly when track.linking is true");
             }
             if (t.getBudgetPolicy() == null || t.getBudgetPolicy().isBlank()
                     || t.getBudgetPolicy().length() > WireLimits.MAX_ID_LENGTH) {

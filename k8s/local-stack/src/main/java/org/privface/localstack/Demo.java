@@ -23,6 +23,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.privface.agent.capture.ImageDecoder;
+import org.privface.agent.dataset.BadDataset;
+import org.privface.agent.dataset.DatasetFolder;
 import org.privface.broker.KafkaServerProcess;
 import org.privface.broker.ManagedProcess;
 import org.privface.wire.FaceRecords;
@@ -92,6 +95,11 @@ public final class Demo {
     }
 
     public static void main(String[] args) throws Exception {
+        org.privface.agent.dataset.BadDataset.exitOnError(() -> run(args));
+    }
+
+    /** The command; a bad data-set folder ends it with a message naming the file (exit status 2), not a stack trace. */
+    static void run(String[] args) throws Exception {
         Map<String, String> opt = defaults();
         // Maven passes -Ddemo.args="--epsilon 50 --mode l1-clip" as one argument.
         args = java.util.Arrays.stream(args).flatMap(a -> java.util.Arrays.stream(a.trim().split("\\s+")))
@@ -435,53 +443,65 @@ public final class Demo {
     /**
      * Uses faces/enroll and faces/query when present. Otherwise, for a plain folder-per-person
      * dataset such as lfw5, links the first 70% of each person's images (in name order) as
-     * enrollment and the rest as queries, without copying any image.
+     * enrollment and the rest as queries, without copying any image. The folders are listed by
+     * {@link DatasetFolder} (its rules: links, nested and empty folders, non-image files), and every
+     * listed image must decode before anything starts: a bad one stops the demo naming it. A person
+     * with one image cannot be split into enrollment and query, so is left out, and the demo says so.
      */
     static Split split(Path faces, Path work) throws IOException {
-        if (!Files.isDirectory(faces)) {
-            throw new IllegalArgumentException("face folder not found: " + faces);
-        }
         if (Files.isDirectory(faces.resolve("enroll")) && Files.isDirectory(faces.resolve("query"))) {
-            return new Split(faces.resolve("enroll"), faces.resolve("query"), countDirs(faces.resolve("enroll")),
-                    countFiles(faces.resolve("enroll")), countFiles(faces.resolve("query")));
+            DatasetFolder enroll = DatasetFolder.people(faces.resolve("enroll"));
+            DatasetFolder query = DatasetFolder.imagesUnder(faces.resolve("query"));
+            for (DatasetFolder d : List.of(enroll, query)) {
+                requireDecodable(d);
+            }
+            return new Split(faces.resolve("enroll"), faces.resolve("query"), enroll.people().size(),
+                    enroll.images().size(), query.images().size());
+        }
+        DatasetFolder listing = DatasetFolder.people(faces);
+        requireDecodable(listing);
+        List<String> single = listing.singleImagePeople();
+        if (single.size() == listing.people().size()) {
+            throw new BadDataset(faces + ": every person has one image; the demo enrolls some of each person's images"
+                    + " and queries the rest, so it needs people with two or more");
+        }
+        if (!single.isEmpty()) {
+            System.out.printf("left out %d people with one image (it cannot be split into enrollment and query): %s%n",
+                    single.size(), String.join(", ", single));
         }
         Path enroll = Files.createDirectories(work.resolve("enroll"));
         Path query = Files.createDirectories(work.resolve("query"));
         int people = 0;
         int ne = 0;
         int nq = 0;
-        try (Stream<Path> persons = Files.list(faces)) {
-            for (Path person : persons.filter(Files::isDirectory).sorted().toList()) {
-                List<Path> imgs;
-                try (Stream<Path> s = Files.list(person)) {
-                    imgs = s.filter(Files::isRegularFile).sorted(Comparator.naturalOrder()).toList();
-                }
-                if (imgs.size() < 2) {
-                    continue;
-                }
-                people++;
-                int cut = (int) Math.round(imgs.size() * 0.7);
-                String name = person.getFileName().toString();
-                for (int i = 0; i < imgs.size(); i++) {
-                    Path dir = Files.createDirectories((i < cut ? enroll : query).resolve(name));
-                    Files.createSymbolicLink(dir.resolve(imgs.get(i).getFileName()), imgs.get(i).toAbsolutePath());
-                }
-                ne += cut;
-                nq += imgs.size() - cut;
+        for (DatasetFolder.Person person : listing.people()) {
+            List<Path> imgs = person.images();
+            if (imgs.size() < 2) {
+                continue;
             }
+            people++;
+            int cut = (int) Math.round(imgs.size() * 0.7);
+            for (int i = 0; i < imgs.size(); i++) {
+                Path dir = Files.createDirectories((i < cut ? enroll : query).resolve(person.name()));
+                Files.createSymbolicLink(dir.resolve(imgs.get(i).getFileName()), imgs.get(i).toAbsolutePath());
+            }
+            ne += cut;
+            nq += imgs.size() - cut;
         }
         return new Split(enroll, query, people, ne, nq);
     }
 
-    private static int countDirs(Path p) throws IOException {
-        try (Stream<Path> s = Files.list(p)) {
-            return (int) s.filter(Files::isDirectory).count();
+    /** Says what the listing left out, and stops at the first image that does not decode, naming it. */
+    private static void requireDecodable(DatasetFolder d) throws BadDataset {
+        if (!d.skipped().isEmpty()) {
+            System.out.printf("%s: %s%n", d.root(), DatasetFolder.summary(d.skipped()));
         }
-    }
-
-    private static int countFiles(Path p) throws IOException {
-        try (Stream<Path> s = Files.walk(p)) {
-            return (int) s.filter(Files::isRegularFile).count();
+        for (Path image : d.images()) {
+            try {
+                ImageDecoder.read(image).release();
+            } catch (IOException e) {
+                throw BadDataset.unusable(image, e);
+            }
         }
     }
 

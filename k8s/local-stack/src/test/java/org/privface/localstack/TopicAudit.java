@@ -331,6 +331,9 @@ final class TopicAudit {
     /** An operator's policy change (agent's PolicyOverride). */
     private static final Shape CONTROL = obj("mechanism", "mode", "epsilon", "budget", "window", "imageRelease");
 
+    /** How a status count was noised (agent's StatusCounts.section). */
+    private static final Shape NOISE = obj("epsilonPerEvent", "window", "mechanism");
+
     /** A gateway's report (agent's GatewayState.report, with AgentPipeline's uplink and cameras sections). */
     private static final Shape STATUS = obj("gateway", "site", "at", "startedAt", "policyVersion",
             "policy", obj("mechanism", "mode", "epsilonPerTrack", "budget", "epsilonPerRelease", "window", "imageRelease"),
@@ -340,15 +343,17 @@ final class TopicAudit {
             "uplink", obj("spoolDepth", "spoolBytes", "spoolDropped", "spoolDroppedByReason",
                     obj("FULL", "EVICTED", "TOO_LARGE", "IO_ERROR", "CORRUPT"), "acknowledged", "deliveryFailures",
                     "brokerHealthy"),
-            "cameras", anyKey(obj("state", "since", "lastFrameAt", "reconnects", "lastError", "frames", "facesDetected",
-                    "releases", "withheldByBudget", "withheldUntracked", "droppedBySpool", "liveTracks", "epsilonSpent",
-                    "budgetPolicy")),
+            // Exact face and withheld counts stay on the gateway's REST status; the topic gets them noised (StatusCounts).
+            "cameras", anyKey(obj("state", "since", "lastFrameAt", "reconnects", "lastError", "frames",
+                    "releases", "droppedBySpool", "epsilonSpent", "budgetPolicy",
+                    "noised", obj("facesDetected", "withheld", "noise", NOISE))),
             // The enrollment ledger's figures (Enrollment.report), or its error when the ledger cannot open.
             "enrollment", obj("images", "releases", "refusedReleases", "maxComposedEpsilon", "totalComposedEpsilon",
                     "epsilonCap", "releasedThisRun", "refusedThisRun", "error"),
-            // Appearance linking's counts and ε (GatewayLinking.report); never an embedding or a person id.
-            "linking", obj("enabled", "budgetScope", "reason", "threshold", "appearances", "linkedAppearances",
-                    "personsHeld", "maxPersonEpsilon", "personCharges", "personRefusals"),
+            // Appearance linking's settings and noised counts (GatewayLinking.report); never an embedding, a
+            // person id or a person's spend (issue 33).
+            "linking", obj("enabled", "budgetScope", "reason", "threshold",
+                    "noised", obj("appearances", "linkedAppearances", "noise", NOISE)),
             "residentMemoryBytes");
 
     private void json(Captured r, String where, Shape shape) {

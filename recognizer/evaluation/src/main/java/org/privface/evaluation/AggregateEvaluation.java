@@ -51,6 +51,11 @@ public final class AggregateEvaluation {
     static final double DELTA = 1e-5;
 
     public static void main(String[] args) throws Exception {
+        org.privface.agent.dataset.BadDataset.exitOnError(() -> run(args));
+    }
+
+    /** The command; a bad data-set folder ends it with a message naming the file (exit status 2), not a stack trace. */
+    static void run(String[] args) throws Exception {
         Map<String, String> opt = EvalOptions.parse(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
                 .orElse("../shared/datasets"), "--out", "docs/results", "--reps", "5", "--sets", "lfw5,orl",
                 "--only", "aggregates,soto-table1,kng-fig1"), args);

@@ -24,6 +24,7 @@ import org.privface.privacy.fisher.FisherBasis;
 import org.privface.recognizer.model.MlpModel;
 import org.privface.recognizer.model.MlpOptions;
 import org.privface.recognizer.model.MlpTrainer;
+import org.privface.recognizer.model.NearestMean;
 
 /**
  * Issue 16's frontier on deep embeddings: every face, enrolled or queried, is released once
@@ -42,11 +43,13 @@ import org.privface.recognizer.model.MlpTrainer;
  * Recognition is the nearest class mean by cosine on the released vectors (the MLP is compared at
  * {@code --mlp-eps}). The presets are checked against a selection on {@code lfw-public} alone
  * (basis fitted on half its people, scored on the other half), written to deep-selection.csv.
- * Open set ({@link DeepOpenSet}): strangers from {@code lfw-public} (half calibrate the threshold at
- * FPIR 1%, the other half measure it), FNIR at that threshold without privacy and at
+ * Open set ({@link DeepOpenSet}): strangers from {@code lfw-public} (half of the people calibrate the
+ * threshold at FPIR 1%, the other half measure it, with its 95% interval), FNIR at that threshold,
+ * the MLP and the nearest class mean and which the recognizer would serve, without privacy and at
  * {@code --recommended-eps}.
  *
  * <pre>mvn -B -q -Pdeep-eval install -DskipTests [-Deval.args="--sets lfw5 --seeds 1"]</pre>
+ * {@code --frontier false --selection false} runs the open set alone.
  * With {@code --models fr_feature,dlib} it compares the embedding networks instead ({@link ModelComparison});
  * with {@code --answer dlib,fr_feature} it runs the answer release instead ({@link DeepAnswer}).
  */
@@ -92,6 +95,11 @@ public final class DeepFrontierEvaluation {
     }
 
     public static void main(String[] args) throws Exception {
+        org.privface.agent.dataset.BadDataset.exitOnError(() -> run(args));
+    }
+
+    /** The command; a bad data-set folder ends it with a message naming the file (exit status 2), not a stack trace. */
+    static void run(String[] args) throws Exception {
         Map<String, String> opt = EvalOptions.parse(Map.ofEntries(
                 Map.entry("--sets", "lfw5,orl,lfw139"), Map.entry("--public", "lfw-public"),
                 Map.entry("--seeds", "3"), Map.entry("--eps", "1,2,5,10,20,50,100"),
@@ -99,7 +107,7 @@ public final class DeepFrontierEvaluation {
                 Map.entry("--cache", "target/embeddings"), Map.entry("--model", EmbeddingBasis.DEFAULT_MODEL),
                 Map.entry("--out", "docs/results"), Map.entry("--fit-basis", ""),
                 Map.entry("--recommended-eps", "20"), Map.entry("--mlp-eps", "20"), Map.entry("--selection", "true"),
-                Map.entry("--models", ""), Map.entry("--answer", "")),
+                Map.entry("--models", ""), Map.entry("--frontier", "true"), Map.entry("--answer", "")),
                 args);
         Path cache = Path.of(opt.get("--cache"));
         Path datasets = Path.of(opt.get("--datasets"));
@@ -134,8 +142,10 @@ public final class DeepFrontierEvaluation {
         for (String s : opt.get("--sets").split(",")) {
             sets.put(s, EmbeddingSets.load(datasets, s, cache, model));
         }
-        List<Row> rows = e.frontier(sets, Double.parseDouble(opt.get("--mlp-eps")));
-        e.scaling(rows, Double.parseDouble(opt.get("--recommended-eps")));
+        if (Boolean.parseBoolean(opt.get("--frontier"))) { // false: the open set alone
+            List<Row> rows = e.frontier(sets, Double.parseDouble(opt.get("--mlp-eps")));
+            e.scaling(rows, Double.parseDouble(opt.get("--recommended-eps")));
+        }
         e.openSet(sets, pub, Double.parseDouble(opt.get("--recommended-eps")));
         System.out.printf("deep frontier done in %.0f s; results in %s%n", (System.nanoTime() - t0) / 1e9, out);
     }
@@ -320,47 +330,6 @@ public final class DeepFrontierEvaluation {
         return f;
     }
 
-    /** Class means of released vectors, normalised; a query goes to the largest cosine. */
-    record NearestMean(double[][] means) {
-        static NearestMean fit(double[][] x, int[] y, int classes) {
-            double[][] m = FisherBasis.classMeans(x, y, classes);
-            for (int c = 0; c < classes; c++) {
-                double n = Math.sqrt(Arrays.stream(m[c]).map(v -> v * v).sum());
-                if (n > 0) {
-                    for (int j = 0; j < m[c].length; j++) {
-                        m[c][j] /= n;
-                    }
-                }
-            }
-            return new NearestMean(m);
-        }
-
-        /** Cosine of the query to each class mean (the query normalised). */
-        double[] similarities(double[] q) {
-            double n = Math.sqrt(Arrays.stream(q).map(v -> v * v).sum());
-            double[] s = new double[means.length];
-            for (int c = 0; c < means.length; c++) {
-                double dot = 0;
-                for (int j = 0; j < q.length; j++) {
-                    dot += q[j] * means[c][j];
-                }
-                s[c] = n == 0 ? 0 : dot / n;
-            }
-            return s;
-        }
-
-        int predict(double[] q) {
-            double[] s = similarities(q);
-            int best = 0;
-            for (int c = 1; c < s.length; c++) {
-                if (s[c] > s[best]) {
-                    best = c;
-                }
-            }
-            return best;
-        }
-    }
-
     // ---------------------------------------------------------------- selection on public data
 
     /**
@@ -534,9 +503,14 @@ public final class DeepFrontierEvaluation {
     }
 
     /** The open-set run ({@link DeepOpenSet}) on the same folds, released like the public-sign-cap rows. */
-    void openSet(Map<String, EmbeddingCache> sets, EmbeddingCache strangers, double epsilon) throws IOException {
-        Files.write(out.resolve("deep-openset.csv"),
-                DeepOpenSet.lines(sets, strangers, agentMode(Noise.SIGN_CAP, false), seeds, epsilon));
+    List<DeepOpenSet.Row> openSet(Map<String, EmbeddingCache> sets, EmbeddingCache strangers, double epsilon)
+            throws IOException {
+        List<DeepOpenSet.Row> rows = DeepOpenSet.rows(sets, strangers, agentMode(Noise.SIGN_CAP, false), seeds, epsilon);
+        Files.write(out.resolve("deep-openset.csv"), DeepOpenSet.csv(rows));
+        Map<String, Integer> people = new LinkedHashMap<>();
+        sets.forEach((name, d) -> people.put(name, d.classes()));
+        DeepOpenSet.plot(rows, people, epsilon, out.resolve("deep-openset.png"));
+        return rows;
     }
 
     static String fmt(double v) {

@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.privface.agent.dataset.BadDataset;
+import org.privface.agent.dataset.DatasetFolder;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceFinder;
@@ -30,59 +32,32 @@ final class EmbeddingSets {
         }
         Path root = datasets.resolve(set);
         if (!Files.isDirectory(root)) {
-            throw new IOException("data set " + set + " not found under " + datasets.toAbsolutePath()
+            throw new BadDataset("data set " + set + " not found under " + datasets.toAbsolutePath()
                     + " (set FACE_DATASETS or --datasets)");
         }
+        DatasetFolder listing = DatasetFolder.people(root);
         System.out.printf("embedding %s with %s (30-100 ms a face; cached in %s) ...%n", root, model, file);
         LabelledFaces faces;
         Path yunet = FaceModels.findYunet(null).orElseThrow(() -> new IOException("YuNet not found under "
                 + FaceModels.sharedModels().toAbsolutePath() + " (set FACE_MODELS)"));
-        long images;
-        try (var s = Files.walk(root)) {
-            images = s.filter(Files::isRegularFile).count();
-        }
+        // The bar counts the listing the loader works through, one step an image, face or not.
+        Progress progress = new Progress(System.out, listing.images().size());
         try (FaceFinder detector = new YuNetDetector(yunet, YuNetDetector.DEFAULT_SCORE, 0);
-             FaceEmbedder embedder = progress(FaceEmbedders.create(model), new Progress(System.out, (int) images))) {
-            faces = FaceDatasets.embedded(root, detector, embedder);
+             FaceEmbedder embedder = FaceEmbedders.create(model)) {
+            faces = FaceDatasets.embedded(listing, detector, embedder, f -> progress.step("images read"));
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {
             throw new IOException("cannot embed " + root + ": " + e.getMessage(), e);
         }
+        System.out.printf("%d images: %d faces embedded, %d left out%n", listing.images().size(), faces.size(),
+                faces.skipped().size());
         List<String> files = new ArrayList<>();
         for (String origin : faces.origins()) {
             files.add(Path.of(origin).getFileName().toString());
         }
-        System.out.println();
         EmbeddingCache c = new EmbeddingCache(faces.faces(), faces.labels(), faces.names(), files);
         c.write(file);
         return c;
-    }
-
-    /** The embedder, stepping a progress bar per face (images where no face is found step nothing). */
-    private static FaceEmbedder progress(FaceEmbedder e, Progress p) {
-        return new FaceEmbedder() {
-            @Override
-            public int dimension() {
-                return e.dimension();
-            }
-
-            @Override
-            public double[] embed(org.opencv.core.Mat bgrFrame, org.privface.agent.detect.DetectedFace face) {
-                double[] v = e.embed(bgrFrame, face);
-                p.step("faces embedded");
-                return v;
-            }
-
-            @Override
-            public String modelId() {
-                return e.modelId();
-            }
-
-            @Override
-            public void close() {
-                e.close();
-            }
-        };
     }
 }

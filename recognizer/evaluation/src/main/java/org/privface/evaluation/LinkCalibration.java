@@ -43,7 +43,12 @@ public final class LinkCalibration {
     record Point(double threshold, double missRate, double falseLinkRate, double[] falseLinkGallery) {
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws Exception {
+        org.privface.agent.dataset.BadDataset.exitOnError(() -> run(args));
+    }
+
+    /** The command; a bad data-set folder ends it with a message naming the file (exit status 2), not a stack trace. */
+    static void run(String[] args) throws IOException {
         Map<String, String> opt = EvalOptions.parse(Map.ofEntries(
                 Map.entry("--same", "lfw139"), Map.entry("--different", "lfw-public"),
                 Map.entry("--datasets", System.getProperty("privface.datasets", "../shared/datasets")),

@@ -76,8 +76,7 @@ final class ModelComparison {
             DeepFrontierEvaluation e = new DeepFrontierEvaluation(EmbeddingBasis.bundled(network), seeds, new double[] {eps},
                     dir);
             List<DeepFrontierEvaluation.Row> rows = e.frontier(sets, Double.NaN);
-            e.openSet(sets, pub, eps);
-            List<String> open = Files.readAllLines(dir.resolve("deep-openset.csv"));
+            List<DeepOpenSet.Row> open = e.openSet(sets, pub, eps);
             String[] prov = provenance(network);
             for (var entry : sets.entrySet()) {
                 String set = entry.getKey();
@@ -102,18 +101,10 @@ final class ModelComparison {
     }
 
     /** Mean FNIR and measured FPIR over the seeds of one family's nearest-class-mean open-set rows. */
-    private static double[] meanOpen(List<String> csv, String set, String family) {
-        double fnir = 0;
-        double fpir = 0;
-        int n = 0;
-        for (String line : csv.subList(1, csv.size())) {
-            String[] f = line.split(",");
-            if (f[0].equals(set) && f[1].equals(family)) {
-                fpir += Double.parseDouble(f[6]);
-                fnir += Double.parseDouble(f[7]);
-                n++;
-            }
-        }
-        return new double[] {fnir / n, fpir / n};
+    private static double[] meanOpen(List<DeepOpenSet.Row> rows, String set, String family) {
+        List<DeepOpenSet.Row> rs = rows.stream().filter(r -> r.set().equals(set) && r.family().equals(family)
+                && r.model() == org.privface.recognizer.model.ModelChoice.Served.NCM).toList();
+        return new double[] {rs.stream().mapToDouble(DeepOpenSet.Row::fnir).average().orElse(Double.NaN),
+                rs.stream().mapToDouble(r -> r.calibration().heldOut().rate()).average().orElse(Double.NaN)};
     }
 }

@@ -17,9 +17,10 @@ public final class Progress {
     public synchronized void step(String what) {
         done++;
         int width = 30;
-        int filled = (int) Math.round(width * done / (double) total);
+        // A step beyond the total (or a total of 0) fills the bar rather than making its padding negative.
+        int filled = total <= 0 ? width : (int) Math.min(width, Math.round(width * done / (double) total));
         double elapsed = (System.nanoTime() - start) / 1e9;
-        double eta = done == 0 ? 0 : elapsed / done * (total - done);
+        double eta = elapsed / done * Math.max(0, total - done);
         out.printf("\r[%s%s] %d/%d  %-40.40s  eta %4.0fs", "#".repeat(filled), " ".repeat(width - filled), done, total,
                 what, eta);
         if (done == total) {

@@ -1,12 +1,10 @@
 package org.privface.evaluation;
 
 import static org.privface.evaluation.RdpBaselines.method;
-import static org.privface.evaluation.RdpBaselines.rdp;
+import static org.privface.evaluation.RdpEvaluation.DEFAULT_LEVELS;
 import static org.privface.evaluation.RdpEvaluation.EXAMPLE_EPSILON;
-import static org.privface.evaluation.RdpEvaluation.LEVELS;
 import static org.privface.evaluation.RdpEvaluation.METHODS;
 import static org.privface.evaluation.RdpEvaluation.NC;
-import static org.privface.evaluation.RdpEvaluation.SIDE;
 import static org.privface.evaluation.RdpEvaluation.fmt;
 import static org.privface.evaluation.RdpEvaluation.laplace;
 import static org.privface.evaluation.RdpEvaluation.perFace;
@@ -38,14 +36,16 @@ final class RdpExamples {
     private RdpExamples() {
     }
 
-    /** The committed example grid: the project's synthetic faces, basis fitted on them. */
+    /** The committed example grid: the project's synthetic faces as 64×64 crops, basis fitted on them, Δ_i their ranges. */
     static void syntheticExamples(Path enroll, Path out) throws IOException {
         if (!Files.isDirectory(enroll)) {
             System.err.println("skipping the synthetic example grid: " + enroll + " not found");
             return;
         }
         LabelledFaces faces = FaceDatasets.detected(enroll, FaceDetector.defaults(), FaceCrops.Shape.RDP);
-        RdpBasis basis = RdpBasis.fit(faces.faces(), Math.min(NC, faces.size() - 1), SIDE, SIDE, LEVELS);
+        FaceCrops.Shape shape = FaceCrops.Shape.RDP;
+        RdpBasis basis = RdpBasis.fit(faces.faces(), Math.min(NC, faces.size() - 1), shape.width(), shape.height(),
+                DEFAULT_LEVELS);
         List<double[]> shown = new ArrayList<>();
         List<Integer> people = new ArrayList<>();
         for (int i = 0; i < faces.size() && shown.size() < 4; i++) {
@@ -56,20 +56,23 @@ final class RdpExamples {
         }
         System.err.printf("synthetic: %d faces of %d people detected in %s%n", faces.size(), faces.names().size(), enroll);
         writeGrid(out.resolve("rdp-examples-synthetic.png"), "synthetic faces (test-data/synthetic/enroll), eps0 = "
-                + fmt(EXAMPLE_EPSILON) + ", basis fitted on them", basis, shown, laplace(999), new DctDp());
+                + fmt(EXAMPLE_EPSILON) + ", basis fitted on them", basis, basis.featureRanges(), shown, laplace(999),
+                new DctDp());
     }
 
     /** Rows = faces, columns = original then each method at ε0 = 0.2, with a title and a label row. */
-    static void writeGrid(Path png, String title, RdpBasis basis, List<double[]> faces, SecureLaplace laplace, DctDp dct)
-            throws IOException {
-        int scale = 2;
-        int tile = SIDE * scale;
+    static void writeGrid(Path png, String title, RdpBasis basis, double[] delta, List<double[]> faces,
+                          SecureLaplace laplace, DctDp dct) throws IOException {
+        int side = basis.wavelet().width();
+        int scale = side < 100 ? 2 : 1;
+        int tile = side * scale;
+        int tileHeight = basis.wavelet().height() * scale;
         int gap = 4;
         int titleHeight = 26;
         int labelHeight = 40;
         int cols = METHODS.size() + 1;
         int width = cols * tile + (cols + 1) * gap;
-        int height = titleHeight + labelHeight + faces.size() * (tile + gap) + gap;
+        int height = titleHeight + labelHeight + faces.size() * (tileHeight + gap) + gap;
         BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
         g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
@@ -78,7 +81,7 @@ final class RdpExamples {
         g.setColor(Color.BLACK);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
         g.drawString(title, gap, 18);
-        List<Method> methods = METHODS.stream().map(m -> method(m, basis, EXAMPLE_EPSILON, laplace, dct)).toList();
+        List<Method> methods = METHODS.stream().map(m -> method(m, basis, delta, EXAMPLE_EPSILON, laplace, dct)).toList();
         for (int c = 0; c < cols; c++) {
             String head = c == 0 ? "original" : METHODS.get(c - 1);
             String sub = c == 0 ? "" : "eps/face " + perFace(METHODS.get(c - 1), EXAMPLE_EPSILON);
@@ -89,11 +92,11 @@ final class RdpExamples {
             centred(g, sub, x, tile, titleHeight + 32);
         }
         for (int r = 0; r < faces.size(); r++) {
-            int y = titleHeight + labelHeight + r * (tile + gap);
+            int y = titleHeight + labelHeight + r * (tileHeight + gap);
             double[] face = faces.get(r);
-            draw(img, face, gap, y, scale);
+            draw(img, face, side, gap, y, scale);
             for (int c = 0; c < methods.size(); c++) {
-                draw(img, methods.get(c).apply(face).image(), gap + (c + 1) * (tile + gap), y, scale);
+                draw(img, methods.get(c).apply(face).image(), side, gap + (c + 1) * (tile + gap), y, scale);
             }
         }
         g.dispose();
@@ -105,10 +108,11 @@ final class RdpExamples {
         g.drawString(s, x + Math.max(0, (w - fm.stringWidth(s)) / 2), baseline);
     }
 
-    static void draw(BufferedImage img, double[] px, int x0, int y0, int scale) {
-        for (int y = 0; y < SIDE; y++) {
-            for (int x = 0; x < SIDE; x++) {
-                int v = (int) Math.round(255 * Math.max(0, Math.min(1, px[y * SIDE + x])));
+    /** A row-major image `width` pixels wide, drawn at (x0, y0) with each pixel a scale × scale block. */
+    static void draw(BufferedImage img, double[] px, int width, int x0, int y0, int scale) {
+        for (int y = 0; y < px.length / width; y++) {
+            for (int x = 0; x < width; x++) {
+                int v = (int) Math.round(255 * Math.max(0, Math.min(1, px[y * width + x])));
                 int rgb = (v << 16) | (v << 8) | v;
                 for (int dy = 0; dy < scale; dy++) {
                     for (int dx = 0; dx < scale; dx++) {

@@ -97,6 +97,11 @@ public final class ReidentificationEvaluation {
     }
 
     public static void main(String[] args) throws Exception {
+        org.privface.agent.dataset.BadDataset.exitOnError(() -> run(args));
+    }
+
+    /** The command; a bad data-set folder ends it with a message naming the file (exit status 2), not a stack trace. */
+    static void run(String[] args) throws Exception {
         Map<String, String> opt = EvalOptions.parse(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
                 .orElse("../shared/datasets"), "--out", "docs/results", "--seeds", "3", "--sets", "lfw5,orl",
                 "--only", "reid,croft-paper"), args);

@@ -4,7 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
-/** A seeded stratified train/test split: each class keeps its share in both parts. */
+/**
+ * A seeded stratified train/test split: each class keeps its share in both parts. A class with one
+ * member cannot be split: it goes to training only (the loaders name such people in a warning).
+ */
 public record StratifiedSplit(int[] train, int[] test) {
 
     /**

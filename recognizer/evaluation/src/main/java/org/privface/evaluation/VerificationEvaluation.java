@@ -49,6 +49,11 @@ public final class VerificationEvaluation {
     }
 
     public static void main(String[] args) throws Exception {
+        org.privface.agent.dataset.BadDataset.exitOnError(() -> run(args));
+    }
+
+    /** The command; a bad data-set folder ends it with a message naming the file (exit status 2), not a stack trace. */
+    static void run(String[] args) throws Exception {
         Map<String, String> opt = EvalOptions.parse(Map.of("--set", "lfw139", "--models", "fr_feature,dlib",
                 "--datasets", System.getProperty("privface.datasets", "../shared/datasets"),
                 "--cache", "target/embeddings", "--out", "docs/results"), args);

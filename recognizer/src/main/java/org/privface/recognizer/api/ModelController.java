@@ -37,7 +37,19 @@ public class ModelController {
     @Serdeable
     public record ModelView(String site, String basisId, String mechanism, String version, String trainedAt,
                             int trainingSize, int enrollments, List<String> labels, double trainingAccuracy,
-                            Double validationAccuracy) {
+                            Double validationAccuracy, String served, boolean servedForced, Double heldOutMlpAccuracy,
+                            Double heldOutNcmAccuracy, int heldOutEnrollments, OpenSetView openSet) {
+    }
+
+    /**
+     * The open-set threshold as calibrated on public strangers, or null (the fixed margin rule).
+     * heldOutFpir is measured on strangers of people the threshold never saw, with its
+     * Clopper–Pearson 95% interval.
+     */
+    @Serdeable
+    public record OpenSetView(double fpirTarget, double threshold, int calibrationStrangers, int calibrationPeople,
+                              int heldOutStrangers, int heldOutPeople, int heldOutAccepted, double heldOutFpir,
+                              double heldOutFpirLow95, double heldOutFpirHigh95) {
     }
 
     @Serdeable
@@ -116,15 +128,27 @@ public class ModelController {
                 return HttpResponse.badRequest(Map.of("error", "vector values must be finite"));
             }
         }
-        float[] p = m.mlp().predictProba(new float[][] {req.vector()})[0];
-        TrainedModel.Decision d = m.decide(req.vector(), p, settings.getUnknownThreshold(), settings.getOpenSetMargin());
+        TrainedModel.Decision d = m.decide(new float[][] {req.vector()}, settings.getUnknownThreshold(),
+                settings.getOpenSetMargin()).get(0);
         return HttpResponse.ok(new Prediction(d.label(), d.confidence(), m.version()));
     }
 
     private ModelView view(TrainedModel m) {
         return new ModelView(m.key().site(), m.key().basisId(), m.key().mechanism(), m.version(),
                 m.trainedAt().toString(), m.trainingSize(), registry.enrollmentCount(m.key()), m.labels(),
-                m.trainingAccuracy(), Double.isNaN(m.validationAccuracy()) ? null : m.validationAccuracy());
+                m.trainingAccuracy(), orNull(m.validationAccuracy()), m.choice().served().wireName(),
+                m.choice().forced(), orNull(m.choice().mlpAccuracy()), orNull(m.choice().ncmAccuracy()),
+                m.choice().heldOut(), openSet(m.calibration()));
+    }
+
+    private static Double orNull(double v) {
+        return Double.isNaN(v) ? null : v;
+    }
+
+    private static OpenSetView openSet(org.privface.recognizer.model.OpenSetCalibration c) {
+        return c == null ? null : new OpenSetView(c.fpirTarget(), c.threshold(), c.calibration().total(),
+                c.calibrationPeople(), c.heldOut().total(), c.heldOutPeople(), c.heldOut().accepted(), c.heldOut().rate(),
+                c.heldOut().low(), c.heldOut().high());
     }
 
     private static Map<String, String> toMap(Properties p) {

@@ -57,7 +57,7 @@ public class ConsoleSeries {
             for (StatusReader.Latest l : gateways.getOrDefault(site, Map.of()).values()) {
                 if (l.current().receivedAt().toEpochMilli() >= liveAfter) {
                     frames += StatusReader.rate(l, "frames");
-                    faces += StatusReader.rate(l, "facesDetected");
+                    faces += StatusReader.rate(l, "noised.facesDetected");
                     releases += StatusReader.rate(l, "releases");
                 }
             }

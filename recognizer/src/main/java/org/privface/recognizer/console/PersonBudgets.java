@@ -6,8 +6,9 @@ import java.util.Map;
 
 /**
  * A site's appearance linking as its gateways last reported it (their status reports' {@code linking}
- * section): appearances linked summed, and the most ε any one person spent on any one gateway in
- * its window. A person's budget is per gateway, so the maximum, not a sum, is what a person spent.
+ * section): how many gateways link, and the noised appearance and link counts summed. A status report
+ * carries no per-person spend (issue 33): that stays on the gateway, in its authenticated REST status;
+ * a person's cap is the policy's ε, which the console shows from the policy.
  */
 final class PersonBudgets {
     private PersonBudgets() {
@@ -16,6 +17,7 @@ final class PersonBudgets {
     /** Null when no gateway reports a linking section (gateways from before issue 18). */
     static Map<String, Object> site(List<Map<String, Object>> gateways) {
         Map<String, Object> out = null;
+        double epsilon = 0;
         for (Map<String, Object> g : gateways) {
             if (!(g.get("linking") instanceof Map<?, ?> l)) {
                 continue;
@@ -26,14 +28,18 @@ final class PersonBudgets {
                 out.put("gatewaysPerTrack", 0L);
                 out.put("appearances", 0L);
                 out.put("linkedAppearances", 0L);
-                out.put("maxPersonEpsilon", 0.0);
             }
             if (Boolean.TRUE.equals(l.get("enabled"))) {
                 out.put("gatewaysLinking", (Long) out.get("gatewaysLinking") + 1);
-                out.put("appearances", (Long) out.get("appearances") + number(l.get("appearances")).longValue());
-                out.put("linkedAppearances", (Long) out.get("linkedAppearances") + number(l.get("linkedAppearances")).longValue());
-                out.put("maxPersonEpsilon", Math.max((Double) out.get("maxPersonEpsilon"),
-                        number(l.get("maxPersonEpsilon")).doubleValue()));
+                if (l.get("noised") instanceof Map<?, ?> n) {
+                    out.put("appearances", (Long) out.get("appearances") + number(n.get("appearances")).longValue());
+                    out.put("linkedAppearances", (Long) out.get("linkedAppearances")
+                            + number(n.get("linkedAppearances")).longValue());
+                    // Each gateway's counts are its own release; an appearance is counted on one gateway.
+                    if (n.get("noise") instanceof Map<?, ?> noise) {
+                        epsilon = Math.max(epsilon, number(noise.get("epsilonPerEvent")).doubleValue());
+                    }
+                }
             } else {
                 out.put("gatewaysPerTrack", (Long) out.get("gatewaysPerTrack") + 1);
             }
@@ -42,6 +48,7 @@ final class PersonBudgets {
             long linking = (Long) out.get("gatewaysLinking");
             long perTrack = (Long) out.get("gatewaysPerTrack");
             out.put("budgetScope", perTrack == 0 ? "person per gateway" : linking == 0 ? "track" : "mixed");
+            out.put("epsilonPerAppearance", epsilon);
         }
         return out;
     }

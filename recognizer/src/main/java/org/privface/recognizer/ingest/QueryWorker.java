@@ -215,12 +215,11 @@ public class QueryWorker extends PollingWorker {
             return;
         }
         float[][] x = faces.stream().map(FaceRecords::vector).toArray(float[][]::new);
-        float[][] proba = model.mlp().predictProba(x);
+        List<TrainedModel.Decision> decisions = model.decide(x, settings.getUnknownThreshold(), settings.getOpenSetMargin());
         Instant now = Instant.now();
         for (int i = 0; i < x.length; i++) {
             PerturbedFace f = faces.get(i);
-            TrainedModel.Decision d = model.decide(x[i], proba[i], settings.getUnknownThreshold(),
-                    settings.getOpenSetMargin());
+            TrainedModel.Decision d = decisions.get(i);
             String label = d.label();
             float confidence = d.confidence();
             sent.add(output.result(RecognitionResult.newBuilder()

@@ -78,13 +78,17 @@ public class StatusReader extends PollingWorker {
                 .compute(rec.key(), (g, old) -> new Latest(r, old == null ? null : old.current()));
     }
 
-    /** Sums a counter over a report's cameras. */
+    /** Sums a counter over a report's cameras; {@code a.b} names counter b of a camera's section a. */
     public static double cameraTotal(Map<String, Object> report, String counter) {
         Object cams = report.get("cameras");
         double sum = 0;
         if (cams instanceof Map<?, ?> m) {
             for (Object c : m.values()) {
-                if (c instanceof Map<?, ?> cm && cm.get(counter) instanceof Number n) {
+                Object v = c;
+                for (String part : counter.split("\\.")) {
+                    v = v instanceof Map<?, ?> cm ? cm.get(part) : null;
+                }
+                if (v instanceof Number n) {
                     sum += n.doubleValue();
                 }
             }

@@ -42,6 +42,7 @@ public class ModelRegistry {
     });
     private final MlpOptions options;
     private final ModelStore store;
+    private final StrangerReleases strangers;
     private volatile TrainingStatus training;
 
     /** A training run in progress: which model, how far, and its latest mean loss. */
@@ -71,6 +72,11 @@ public class ModelRegistry {
             default -> throw new IllegalArgumentException("recognizer.architecture must be small or peep-paper, was "
                     + settings.getArchitecture());
         };
+        this.strangers = settings.getStrangersFile() == null ? StrangerReleases.none()
+                : StrangerReleases.load(settings.getStrangersFile());
+        if (settings.getStrangersFile() != null) {
+            LOG.info("{} public stranger releases from {}", strangers.size(), settings.getStrangersFile());
+        }
         this.store = settings.getModelDir() == null ? null : new ModelStore(settings.getModelDir(), settings.getInstanceId());
         if (store != null) {
             for (TrainedModel m : store.loadLatest()) {
@@ -190,12 +196,16 @@ public class ModelRegistry {
         for (int i = 0; i < fitted.length; i++) {
             correct += fitted[i] == snap.y()[i] ? 1 : 0;
         }
-        double validation = validationAccuracy(snap.x(), snap.y(), snap.labels().size());
+        ModelChoice choice = ModelChoice.measure(snap.x(), snap.y(), snap.labels().size(), options,
+                settings.getValidationEvery(), settings.getServe());
+        OpenSet openSet = OpenSet.fit(snap.x(), snap.y(), snap.labels().size());
         // Sortable and unique across restarts.
         String version = "v" + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssSSS")
                 .withZone(java.time.ZoneOffset.UTC).format(Instant.now());
-        TrainedModel m = new TrainedModel(key, version, mlp, snap.labels(), snap.x().length, Instant.now(),
-                correct / (double) fitted.length, validation, OpenSet.fit(snap.x(), snap.y(), snap.labels().size()));
+        TrainedModel uncalibrated = new TrainedModel(key, version, mlp, snap.labels(), snap.x().length, Instant.now(),
+                correct / (double) fitted.length, choice, openSet, null);
+        TrainedModel m = new TrainedModel(key, version, mlp, snap.labels(), snap.x().length, uncalibrated.trainedAt(),
+                uncalibrated.trainingAccuracy(), choice, openSet, calibrate(uncalibrated, snap));
         t.stop(Timer.builder("privface.recognizer.training").tag("site", key.site()).register(metrics));
         if (store != null) {
             try {
@@ -205,9 +215,15 @@ public class ModelRegistry {
             }
         }
         TrainedModel old = models.put(key, m);
-        LOG.info("trained {} as {} on {} enrollments of {} people (training accuracy {}, validation accuracy {})", key,
-                version, m.trainingSize(), m.labels().size(), String.format("%.3f", m.trainingAccuracy()),
-                String.format("%.3f", m.validationAccuracy()));
+        LOG.info("trained {} as {} on {} enrollments of {} people, serving {} (held-out accuracy MLP {}, nearest mean {},"
+                + " {} held out); open set: {}", key, version, m.trainingSize(), m.labels().size(),
+                choice.served().wireName(), String.format("%.3f", choice.mlpAccuracy()),
+                String.format("%.3f", choice.ncmAccuracy()), choice.heldOut(), m.calibration() == null
+                        ? "margin " + settings.getOpenSetMargin() + " radii (no calibration)"
+                        : String.format("threshold %.4f, held-out FPIR %d/%d = %.4f (95%% CI %.4f-%.4f)",
+                        m.calibration().threshold(), m.calibration().heldOut().accepted(),
+                        m.calibration().heldOut().total(), m.calibration().heldOut().rate(),
+                        m.calibration().heldOut().low(), m.calibration().heldOut().high()));
         if (old != null) {
             // In-flight predictions hold their own reference; give them time before freeing natives.
             trainer.schedule(old.mlp()::close, 30, TimeUnit.SECONDS);
@@ -215,44 +231,38 @@ public class ModelRegistry {
     }
 
     /**
-     * Accuracy of a second network, trained with the same options on all but every
-     * {@code validation-every}-th enrollment of each person and scored on those held out. The
-     * served model still trains on everything; this one only estimates how well it generalises
-     * (training accuracy cannot: a network memorises its training set). NaN when switched off or
-     * when a person has too few enrollments to hold one out.
+     * The open-set threshold of a new version, from the public strangers released like this
+     * model's faces: people at even positions of the sorted names calibrate, the others measure.
+     * Null, with a warning, when there are fewer than 20/FPIR calibration faces.
      */
-    private double validationAccuracy(float[][] x, int[] y, int classes) {
-        int every = settings.getValidationEvery();
-        if (every < 2) {
-            return Double.NaN;
+    private OpenSetCalibration calibrate(TrainedModel m, Enrollments.Snapshot snap) {
+        if (settings.getStrangersFile() == null) {
+            return null;
         }
-        int[] seen = new int[classes];
-        int[] count = new int[classes];
-        for (int c : y) {
-            count[c]++;
+        List<PerturbedFace> match = strangers.matching(m.key(), snap.sensitivityMode(), snap.epsilonPerFace());
+        List<String> people = match.stream().map(PerturbedFace::getEnrollmentLabel).distinct().sorted().toList();
+        java.util.Set<String> calibrationPeople = new java.util.HashSet<>();
+        for (int i = 0; i < people.size(); i += 2) {
+            calibrationPeople.add(people.get(i));
         }
-        java.util.List<Integer> train = new java.util.ArrayList<>();
-        java.util.List<Integer> held = new java.util.ArrayList<>();
-        for (int i = 0; i < y.length; i++) {
-            if (count[y[i]] >= every && ++seen[y[i]] % every == 0) {
-                held.add(i);
-            } else {
-                train.add(i);
-            }
+        List<float[]> calib = new ArrayList<>();
+        List<float[]> held = new ArrayList<>();
+        for (PerturbedFace f : match) {
+            (calibrationPeople.contains(f.getEnrollmentLabel()) ? calib : held)
+                    .add(org.privface.wire.FaceRecords.vector(f));
         }
-        if (held.isEmpty()) {
-            return Double.NaN;
+        double fpir = settings.getOpenSetFpir();
+        if (calib.size() < OpenSetCalibration.required(fpir) || held.isEmpty()) {
+            LOG.warn("{}: {} public strangers released like its faces ({} {} ε {}) in {}, {} of them for calibration;"
+                    + " FPIR {} needs {}: the open set keeps the fixed margin", m.key(), match.size(), m.key().mechanism(),
+                    snap.sensitivityMode(), snap.epsilonPerFace(), settings.getStrangersFile(), calib.size(), fpir,
+                    OpenSetCalibration.required(fpir));
+            return null;
         }
-        float[][] tx = train.stream().map(i -> x[i]).toArray(float[][]::new);
-        int[] ty = train.stream().mapToInt(i -> y[i]).toArray();
-        try (MlpModel probe = new MlpTrainer().train(tx, ty, classes, options)) {
-            int[] p = probe.predict(held.stream().map(i -> x[i]).toArray(float[][]::new));
-            int ok = 0;
-            for (int k = 0; k < p.length; k++) {
-                ok += p[k] == y[held.get(k)] ? 1 : 0;
-            }
-            return ok / (double) p.length;
-        }
+        double[] calibScores = m.scores(calib.toArray(float[][]::new)).openScore();
+        double[] heldScores = m.scores(held.toArray(float[][]::new)).openScore();
+        return OpenSetCalibration.of(fpir, calibScores, calibrationPeople.size(), heldScores,
+                people.size() - calibrationPeople.size());
     }
 
     @PreDestroy
@@ -309,7 +319,8 @@ public class ModelRegistry {
             requested = true;
         }
 
-        record Snapshot(float[][] x, int[] y, List<String> labels) {
+        /** The most common sensitivity mode and ε per face of the enrollments, which strangers must match. */
+        record Snapshot(float[][] x, int[] y, List<String> labels, String sensitivityMode, double epsilonPerFace) {
         }
 
         synchronized Snapshot snapshot() {
@@ -327,7 +338,12 @@ public class ModelRegistry {
             trainedSize = byEvent.size();
             lastTrained = Instant.now();
             requested = false;
-            return new Snapshot(x, y, List.copyOf(labels));
+            Map.Entry<String, Long> common = byEvent.values().stream().collect(java.util.stream.Collectors.groupingBy(
+                    f -> f.getMechanism().getSensitivityMode() + "@" + f.getMechanism().getEpsilonPerFace(),
+                    java.util.stream.Collectors.counting())).entrySet().stream().max(Map.Entry.comparingByValue())
+                    .orElseThrow();
+            String[] modeAt = common.getKey().split("@");
+            return new Snapshot(x, y, List.copyOf(labels), modeAt[0], Double.parseDouble(modeAt[1]));
         }
     }
 }

@@ -51,6 +51,10 @@ public final class ModelStore {
         p.setProperty("trainedAt", m.trainedAt().toString());
         p.setProperty("trainingAccuracy", Double.toString(m.trainingAccuracy()));
         p.setProperty("validationAccuracy", Double.toString(m.validationAccuracy()));
+        m.choice().store(p);
+        if (m.calibration() != null) {
+            m.calibration().store(p);
+        }
         p.setProperty("trainedBy", instanceId);
         if (m.openSet() != null) {
             for (int k = 0; k < m.labels().size(); k++) {
@@ -121,7 +125,7 @@ public final class ModelStore {
         MlpModel mlp = MlpModel.load(dir);
         List<String> labels = Arrays.asList(p.getProperty("labels").split(","));
         OpenSet openSet = null;
-        if (p.getProperty("openSet.0") != null) {
+        if (p.getProperty("openSet.0") != null) { // openSet.<class index>: radius;centroid
             String[] lines = new String[labels.size()];
             for (int k = 0; k < lines.length; k++) {
                 lines[k] = p.getProperty("openSet." + k);
@@ -131,7 +135,7 @@ public final class ModelStore {
         return new TrainedModel(key, p.getProperty("version"), mlp, labels,
                 Integer.parseInt(p.getProperty("trainingSize")), Instant.parse(p.getProperty("trainedAt")),
                 Double.parseDouble(p.getProperty("trainingAccuracy")),
-                Double.parseDouble(p.getProperty("validationAccuracy", "NaN")), openSet);
+                ModelChoice.load(p), openSet, OpenSetCalibration.load(p));
     }
 
     private static Properties meta(Path dir) throws IOException {

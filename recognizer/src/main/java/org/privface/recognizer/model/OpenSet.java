@@ -15,19 +15,10 @@ public record OpenSet(double[][] centroids, double[] radii) {
     static final double RADIUS_QUANTILE = 0.95;
 
     public static OpenSet fit(float[][] x, int[] y, int classes) {
-        int d = x[0].length;
-        double[][] c = new double[classes][d];
+        double[][] c = NearestMean.classMeans(NearestMean.doubles(x), y, classes);
         int[] n = new int[classes];
-        for (int i = 0; i < x.length; i++) {
-            n[y[i]]++;
-            for (int j = 0; j < d; j++) {
-                c[y[i]][j] += x[i][j];
-            }
-        }
-        for (int k = 0; k < classes; k++) {
-            for (int j = 0; j < d; j++) {
-                c[k][j] /= Math.max(1, n[k]);
-            }
+        for (int label : y) {
+            n[label]++;
         }
         double[] radii = new double[classes];
         for (int k = 0; k < classes; k++) {
@@ -42,6 +33,12 @@ public record OpenSet(double[][] centroids, double[] radii) {
             radii[k] = dist.length == 0 ? 0 : dist[(int) Math.floor(RADIUS_QUANTILE * (dist.length - 1))];
         }
         return new OpenSet(c, radii);
+    }
+
+    /** Distance to the class's centroid in class radii; the recognizer's MLP accepts below a calibrated ratio. */
+    public double ratio(float[] x, int predicted) {
+        double r = radii[predicted];
+        return r > 0 ? distance(x, centroids[predicted]) / r : Double.POSITIVE_INFINITY;
     }
 
     /** The class index if the face is close enough to it, else -1. margin ≤ 0 switches the test off. */
@@ -71,8 +68,7 @@ public record OpenSet(double[][] centroids, double[] radii) {
         }
         double[] ratio = new double[strangers.length];
         for (int i = 0; i < strangers.length; i++) {
-            double r = radii[predicted[i]];
-            ratio[i] = r > 0 ? distance(strangers[i], centroids[predicted[i]]) / r : Double.POSITIVE_INFINITY;
+            ratio[i] = ratio(strangers[i], predicted[i]);
         }
         Arrays.sort(ratio);
         int allowed = (int) Math.floor(fpir * strangers.length);

@@ -31,8 +31,10 @@ class ModelStoreTest {
         ModelKey key = new ModelKey("s1", "pca-abc", "PEEP");
         MlpModel mlp = new MlpTrainer().train(x, y, 2, MlpOptions.small().withEpochs(5));
         ModelStore store = new ModelStore(dir);
-        store.save(new TrainedModel(key, "v20260101T000000000", mlp, List.of("old-a", "old-b"), 60, Instant.EPOCH, 0.5, Double.NaN, null));
-        store.save(new TrainedModel(key, "v20260102T000000000", mlp, List.of("ann", "bob"), 60, Instant.now(), 0.9, 0.8, null));
+        store.save(new TrainedModel(key, "v20260101T000000000", mlp, List.of("old-a", "old-b"), 60, Instant.EPOCH, 0.5,
+                new ModelChoice(ModelChoice.Served.MLP, Double.NaN, Double.NaN, 0, false), null, null));
+        store.save(new TrainedModel(key, "v20260102T000000000", mlp, List.of("ann", "bob"), 60, Instant.now(), 0.9,
+                new ModelChoice(ModelChoice.Served.MLP, 0.8, 0.7, 12, false), null, null));
         // A half-written version (no metadata) is never loaded.
         Files.createDirectories(dir.resolve("s1/pca-abc/PEEP/v20991231T000000000"));
 

@@ -39,6 +39,15 @@ import org.privface.privacy.Privacy;
  * Proof sketch: f_D(η)/f_D'(η) ≤ exp(Δ/σ)·Z_D'/Z_D ≤ exp(Δ/σ)·exp(Δ/σ) = exp(ε) on a common
  * support. It is sampled by Metropolis–Hastings, so the sample is <b>approximate</b>; see
  * {@link #approximation()}.
+ *
+ * <p>The accept step is exact. Each state's energy E = ‖∇F(η)‖/σ is put on the dyadic grid
+ * L = ⌊E·2^32⌋/2^32 ∈ (E − 2^-32, E], and a proposal is accepted with probability
+ * min(1, exp(−(L′ − L))) by exact coins ({@link org.privface.privacy.ExactCoins#bernoulliExp}), so
+ * the chain's stationary law is exactly ∝ exp(−L(η)) on B_r(c): no double exp, no 53-bit uniform.
+ * The grid moves the density ratio by less than e^{2^-32} and the normalisers' ratio by as much, so
+ * the target's loss is at most 2Δ/σ + 2^-31; σ = 2Δ/(ε − 2^-31) charges it ({@link #sphereScale}).
+ * (The energies themselves are double-precision evaluations of ‖∇F‖: their rounding is not bounded
+ * here.)
  */
 public final class KNormGradient {
     /** Steps per burn-in stage and the minimum length of the final stage, in units of (m + 1). */
@@ -47,6 +56,11 @@ public final class KNormGradient {
     static final int MIN_FINAL_STEPS = 2000;
     /** Roberts, Gelman and Gilks' optimal random-walk scaling 2.38/√m. */
     static final double RWM_SCALE = 2.38;
+    /** The accept step compares energies on a grid of 2^-32 (class comment). */
+    static final int ENERGY_BITS = 32;
+    static final long ENERGY_STEPS = 1L << ENERGY_BITS;
+    /** What the energy grid can add to ε: one step in the density ratio and one in the normalisers' ratio. */
+    static final double ENERGY_GRID_COST = 0x1.0p-31;
 
     private final SecureDraws random;
 
@@ -232,7 +246,8 @@ public final class KNormGradient {
     /** What the sphere release approximates, and what that costs the guarantee. */
     public String approximation() {
         return "Metropolis-Hastings random walk on S^{d-1}, m = d-1, targeting the KNG density "
-                + "exp(-||grad F(eta)||/sigma), sigma = 2*Delta/epsilon, restricted to B_r(c). Proposal exp_eta(s*xi), "
+                + "exp(-||grad F(eta)||/sigma), sigma = 2*Delta/(epsilon - 2^-31), restricted to B_r(c); energies on a 2^-32 grid, "
+                + "accepted by exact coins. Proposal exp_eta(s*xi), "
                 + "xi standard Gaussian in T_eta (symmetric: its density depends on geodesic distance only); "
                 + "proposals outside B_r(c) are rejected. Started at the public centre c. Burn-in: K stages of "
                 + STAGE_STEPS_PER_DIM + "(m+1) steps, the step halving each stage from 2.38 r/sqrt(m(m+2)) down to "
@@ -258,7 +273,10 @@ public final class KNormGradient {
     Chain sphereChain(double[][] data, double[] centre, double r, double epsilon) {
         checkN(data.length);
         double delta = sphereSensitivity(data.length, r);
-        double sigma = scale(delta, epsilon);
+        double sigma = sphereScale(delta, epsilon);
+        if (2 * r / sigma >= 0x1.0p29) {
+            throw new IllegalArgumentException("epsilon " + epsilon + " is too large for the chain's energy grid (2r/sigma >= 2^29)");
+        }
         double[] c = Sphere.normalize(centre);
         double[][] x = new double[data.length][];
         for (int i = 0; i < data.length; i++) {
@@ -272,7 +290,7 @@ public final class KNormGradient {
         }
         Settings s = settings(c.length, r, sigma);
         double[] eta = c.clone();
-        double energy = gradientNorm(eta, x) / sigma;
+        long energy = energyLevel(gradientNorm(eta, x) / sigma);
         int accepted = 0;
         int steps = 0;
         double[] scratch = new double[c.length];
@@ -288,8 +306,9 @@ public final class KNormGradient {
                 if (Sphere.distance(c, proposal) > r) {
                     continue;
                 }
-                double e = gradientNorm(proposal, x) / sigma;
-                if (random.uniform() <= Math.exp(energy - e)) {
+                long e = energyLevel(gradientNorm(proposal, x) / sigma);
+                // Accept with probability min(1, exp(−(e − energy)/2^32)), by exact coins.
+                if (e <= energy || random.bernoulliExp(e - energy, ENERGY_STEPS)) {
                     eta = proposal;
                     energy = e;
                     accepted++;
@@ -297,6 +316,22 @@ public final class KNormGradient {
             }
         }
         return new Chain(eta, accepted, steps);
+    }
+
+    /**
+     * The sphere's σ = 2Δ/(ε − 2^-31): the energy grid of the accept step costs at most 2^-31 of ε
+     * (class comment), charged here so the release spends at most ε.
+     */
+    public static double sphereScale(double delta, double epsilon) {
+        return scale(delta, Privacy.checkEpsilon(epsilon) - ENERGY_GRID_COST);
+    }
+
+    /** ⌊E·2^32⌋: the energy on its dyadic grid, below it by less than one step (E ≥ 0, below 2^30). */
+    static long energyLevel(double energy) {
+        if (!(energy >= 0) || !(energy < 0x1.0p30)) {
+            throw new IllegalStateException("chain energy out of range: " + energy);
+        }
+        return (long) Math.floor(Math.scalb(energy, ENERGY_BITS));
     }
 
     /** ‖∇F(η)‖ = ‖(1/n)Σ log_η x_i‖, fused from {@link Sphere#log} to allocate nothing per record. */

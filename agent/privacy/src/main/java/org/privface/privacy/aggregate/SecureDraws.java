@@ -70,6 +70,11 @@ final class SecureDraws {
         return (g + v) * EXPONENTIAL_GRID;
     }
 
+    /** Bernoulli(exp(−num/den)) with exact coins ({@link ExactCoins#bernoulliExp}): the K-norm chain's accept step. */
+    synchronized boolean bernoulliExp(long num, long den) {
+        return ExactCoins.bernoulliExp(num, den, bits);
+    }
+
     /** Continuous N(0,1) by Box–Muller; for directions and MH proposals only, see the class note. */
     double normal() {
         return Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());

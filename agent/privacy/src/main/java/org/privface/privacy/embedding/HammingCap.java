@@ -4,7 +4,9 @@ import java.math.BigInteger;
 import java.security.SecureRandom;
 import java.util.Objects;
 
+import org.privface.privacy.ExactCoins.Bits;
 import org.privface.privacy.Privacy;
+import org.privface.privacy.SpentEpsilon;
 
 /**
  * PrivUnit's cap (Bhowmick et al. 2018, "Protection Against Reconstruction and Its Applications in
@@ -22,16 +24,22 @@ import org.privface.privacy.Privacy;
  * <pre>ε = ln(p/(1 − p)) + ln((2^K − V)/V)</pre>
  * and no smaller ε holds.
  *
- * <p>Sampling, exact. p = m/2^{32} is dyadic and chosen by one uniform 32-bit integer; the distance
- * d from x is drawn by a uniform integer below V (or below 2^K − V), walked down the binomial
- * coefficients C(K, j), which gives P(d) = C(K, d)/V exactly; then a uniform d-subset of the K
- * positions is flipped (partial Fisher-Yates with {@link SecureRandom#nextInt(int)}, itself exact
- * by rejection). No floating-point number enters the draw, so no rounding can reveal x.
+ * <p>Sampling, exact. p = m/2^{32} is dyadic and decided by one exact coin; the distance
+ * d from x is drawn by walking up the binomial coefficients, stopping at j with probability
+ * C(K, j)/Σ_{i ≥ j} C(K, i) (over the ball, or over its complement), which gives
+ * P(d) = C(K, d)/V exactly; then a uniform d-subset of the K
+ * positions is flipped by selection sampling, one exact coin per position. Every primitive is an
+ * {@link Bits} draw (uniform integers by rejection from raw bits). No floating-point number enters
+ * the draw, so no rounding can reveal x. m is the largest numerator whose ε, bounded above in exact
+ * arithmetic, is at most the ε asked for, and {@link #epsilon()} states that bound
+ * ({@link SpentEpsilon}).
  */
 public final class HammingCap {
     /** p is a multiple of 2^-32. */
     static final int P_BITS = 32;
     static final BigInteger P_DENOMINATOR = BigInteger.ONE.shiftLeft(P_BITS);
+    /** Generator bytes fetched per release in one bulk draw (more are fetched if a release runs short). */
+    static final int RELEASE_BYTES = 64;
 
     private final int bits;
     private final int radius;
@@ -43,8 +51,9 @@ public final class HammingCap {
     private final SecureRandom random;
 
     /**
-     * The widest ball radius r whose p, rounded down to a multiple of 2^-32, reaches at most the
-     * given ε; {@code r} is fixed by the caller (chosen on public data), p follows from ε.
+     * The cap with the largest p on the 2^-32 grid whose spent ε, bounded above in exact
+     * arithmetic ({@link SpentEpsilon}), is at most the given ε; {@code r} is fixed by the caller
+     * (chosen on public data), p follows from ε.
      */
     public static HammingCap forEpsilon(int bits, int radius, double epsilon, SecureRandom random) {
         Privacy.checkEpsilon(epsilon);
@@ -52,13 +61,19 @@ public final class HammingCap {
         BigInteger[] c = binomials(bits);
         BigInteger v = ballSize(c, radius);
         BigInteger rest = BigInteger.ONE.shiftLeft(bits).subtract(v);
-        // p/(1 − p) = e^ε · V/(2^K − V); p rounded down keeps the spent ε at or below the target.
+        // p/(1 − p) = e^ε · V/(2^K − V): a first guess in doubles, then moved until the exact check holds.
         double logOdds = epsilon + ln(v) - ln(rest);
         double p = logOdds > 40 ? 1 : 1 / (1 + Math.exp(-logOdds));
-        long m = (long) Math.floor(p * P_DENOMINATOR.doubleValue());
-        m = Math.min(m, (1L << P_BITS) - 1);
+        long top = (1L << P_BITS) - 1;
         // p must exceed the ball's share of the cube, or the cap would get less than uniform mass.
         long floor = v.shiftLeft(P_BITS).divide(v.add(rest)).longValueExact() + 1;
+        long m = Math.max(floor, Math.min((long) Math.floor(p * P_DENOMINATOR.doubleValue()), top));
+        while (m >= floor && spentUp(v, rest, m) > epsilon) {
+            m--;
+        }
+        while (m < top && spentUp(v, rest, m + 1) <= epsilon) {
+            m++;
+        }
         if (m < floor) {
             throw new IllegalArgumentException("ε " + epsilon + " is too small for a ball of radius " + radius
                     + " in " + bits + " bits");
@@ -81,13 +96,22 @@ public final class HammingCap {
         this.random = Objects.requireNonNull(random, "random");
     }
 
-    /** ln(p/(1 − p)) + ln((2^K − V)/V) with p = m/2^32, from the exact integers. */
+    /**
+     * |ln(p/(1 − p)) + ln((2^K − V)/V)| with p = m/2^32, rounded up from the exact integers
+     * ({@link SpentEpsilon#lnRatioUp}): an upper bound of the exact ε, a few ulps above it.
+     */
     public static double epsilon(int bits, int radius, long pNumerator) {
         BigInteger v = ballSize(binomials(bits), radius);
-        BigInteger rest = BigInteger.ONE.shiftLeft(bits).subtract(v);
+        return spentUp(v, BigInteger.ONE.shiftLeft(bits).subtract(v), pNumerator);
+    }
+
+    private static double spentUp(BigInteger v, BigInteger rest, long pNumerator) {
         BigInteger m = BigInteger.valueOf(pNumerator);
-        BigInteger notM = P_DENOMINATOR.subtract(m);
-        return ln(m.multiply(rest)) - ln(notM.multiply(v));
+        BigInteger inside = m.multiply(rest);
+        BigInteger outside = P_DENOMINATOR.subtract(m).multiply(v);
+        // A p below the ball's share inverts the ratio; the loss is its absolute log either way.
+        return inside.compareTo(outside) >= 0 ? SpentEpsilon.lnRatioUp(inside, outside)
+                : SpentEpsilon.lnRatioUp(outside, inside);
     }
 
     static void checkShape(int bits, int radius) {
@@ -124,46 +148,42 @@ public final class HammingCap {
 
     /** Releases a code: a new array, the input untouched. */
     public boolean[] release(boolean[] code) {
+        return release(code, new Bits(random, RELEASE_BYTES));
+    }
+
+    /** {@link #release(boolean[])} on the given random primitives (tests script them to enumerate every path). */
+    boolean[] release(boolean[] code, Bits coins) {
         if (code.length != bits) {
             throw new IllegalArgumentException("need a " + bits + "-bit code, was " + code.length);
         }
-        boolean inBall = random.nextLong() >>> (64 - P_BITS) < pNumerator;
-        int d = inBall ? distance(uniform(ball), 0) : distance(uniform(rest), radius + 1);
+        boolean inBall = coins.bernoulli(pNumerator, 1L << P_BITS);
+        int d = inBall ? distance(coins, 0, radius, ball) : distance(coins, radius + 1, bits, rest);
         boolean[] out = code.clone();
-        int[] positions = new int[bits];
-        for (int i = 0; i < bits; i++) {
-            positions[i] = i;
-        }
-        for (int i = 0; i < d; i++) {
-            int j = i + random.nextInt(bits - i);
-            int t = positions[i];
-            positions[i] = positions[j];
-            positions[j] = t;
-            out[positions[i]] = !out[positions[i]];
+        // A uniform d-subset by selection sampling (Knuth's Algorithm S): position i is flipped with
+        // probability (still to flip)/(positions left), so each subset has probability 1/C(K, d).
+        int left = d;
+        for (int i = 0; i < bits && left > 0; i++) {
+            if (coins.bernoulli(left, bits - i)) {
+                out[i] = !out[i];
+                left--;
+            }
         }
         return out;
     }
 
-    /** The distance j ≥ from whose cumulative C(K, ·) first exceeds u: P(j) = C(K, j)/total exactly. */
-    private int distance(BigInteger u, int from) {
-        BigInteger left = u;
-        for (int j = from; j < bits; j++) {
-            if (left.compareTo(binomial[j]) < 0) {
+    /**
+     * A distance j in [from, to] with P(j) = C(K, j)/total exactly, total = Σ C(K, j) over the
+     * range: stop at j with probability C(K, j)/(what is left of the total), one exact coin per step.
+     */
+    private int distance(Bits coins, int from, int to, BigInteger total) {
+        BigInteger left = total;
+        for (int j = from; j < to; j++) {
+            if (coins.bernoulli(binomial[j], left)) {
                 return j;
             }
             left = left.subtract(binomial[j]);
         }
-        return bits;
-    }
-
-    /** Uniform on {0, …, n − 1}: uniform bit strings of n's length, redrawn when ≥ n. */
-    private BigInteger uniform(BigInteger n) {
-        while (true) {
-            BigInteger u = new BigInteger(n.bitLength(), random);
-            if (u.compareTo(n) < 0) {
-                return u;
-            }
-        }
+        return to;
     }
 
     public int bits() {
@@ -183,7 +203,7 @@ public final class HammingCap {
         return pNumerator / P_DENOMINATOR.doubleValue();
     }
 
-    /** The exact ε of one release (to double precision, from exact integers). */
+    /** The ε of one release: the exact value from the integers, rounded up (a few ulps at most). */
     public double epsilon() {
         return epsilon;
     }

@@ -4,6 +4,7 @@ import java.util.Arrays;
 
 import org.privface.privacy.Privacy;
 import org.privface.privacy.SecureLaplace;
+import org.privface.privacy.SpentEpsilon;
 
 /**
  * Ranked differential privacy (Ou, Liao et al., "RDP: Ranked Differential Privacy for Facial
@@ -41,6 +42,8 @@ public final class RdpMechanism {
     private final int[] strictSet;
     private final double[] strictDelta;
     private final double[] strictScales;
+    /** STRICT's stated ε: Σ Δ_k/b_k rounded up, at most ε ({@link SpentEpsilon}); NaN in the paper modes. */
+    private final double strictSpent;
 
     /**
      * @param epsilon ε0 in the paper modes; ε per face in STRICT
@@ -80,7 +83,9 @@ public final class RdpMechanism {
                 omega[r] = basis.omega(k);
             }
             strictScales = RdpScales.strict(strictDelta, omega, epsilon);
+            strictSpent = SpentEpsilon.checkWithin(SpentEpsilon.quotientSumUp(strictDelta, strictScales), epsilon);
         } else {
+            strictSpent = Double.NaN;
             strictSet = null;
             strictDelta = null;
             strictScales = null;
@@ -230,7 +235,7 @@ public final class RdpMechanism {
             }
             image = clip(basis.wavelet().inverse(all));
         }
-        return new RdpRelease(image, features, mode, epsilon, epsilon, epsilon, epsilon, keep, mean(strictScales), expected,
+        return new RdpRelease(image, features, mode, epsilon, strictSpent, strictSpent, strictSpent, keep, mean(strictScales), expected,
                 real, 0);
     }
 
@@ -270,8 +275,8 @@ public final class RdpMechanism {
     public double epsilon() { return epsilon; }
     public int keep() { return keep; }
 
-    /** ε a release spends on the whole face: ε in STRICT, unbounded in the paper modes. */
+    /** ε a release spends on the whole face: Σ Δ_k/b_k rounded up (≤ ε) in STRICT, unbounded in the paper modes. */
     public double epsilonPerFace() {
-        return mode == RdpMode.STRICT ? epsilon : Double.POSITIVE_INFINITY;
+        return mode == RdpMode.STRICT ? strictSpent : Double.POSITIVE_INFINITY;
     }
 }

@@ -1,6 +1,7 @@
 package org.privface.privacy.rdp;
 
 import org.privface.privacy.Privacy;
+import org.privface.privacy.SpentEpsilon;
 
 /**
  * Noise scales for RDP's ranked coefficients.
@@ -193,7 +194,8 @@ public final class RdpScales {
     /**
      * STRICT: scales minimising the feature noise Σ ω_k b_k² subject to Σ Δ_k / b_k = ε, where
      * ω_k is the squared influence of coefficient k on the feature vector. Stationarity gives
-     * b_k = c·(Δ_k / ω_k)^{1/3}, and the constraint c = Σ Δ_k^{2/3} ω_k^{1/3} / ε.
+     * b_k = c·(Δ_k / ω_k)^{1/3}, and the constraint c = Σ Δ_k^{2/3} ω_k^{1/3} / ε. The scales are
+     * then widened by ulps where needed so that Σ Δ_k/b_k, exactly, is at most ε ({@link SpentEpsilon}).
      */
     public static double[] strict(double[] delta, double[] omega, double eps) {
         Privacy.checkEpsilon(eps);
@@ -205,6 +207,14 @@ public final class RdpScales {
         double[] b = new double[delta.length];
         for (int k = 0; k < delta.length; k++) {
             b[k] = c * Math.cbrt(delta[k] / omega[k]);
+        }
+        // Rounded as doubles, Σ Δ_k/b_k can land ulps above ε: widen every scale by the excess (rounded
+        // up) until the exact sum, bounded above by SpentEpsilon, is at most ε.
+        for (double spent = SpentEpsilon.quotientSumUp(delta, b); spent > eps; spent = SpentEpsilon.quotientSumUp(delta, b)) {
+            double widen = Math.nextUp(spent / eps);
+            for (int k = 0; k < b.length; k++) {
+                b[k] = Math.nextUp(b[k] * widen);
+            }
         }
         return b;
     }
