@@ -62,6 +62,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private volatile FacePublisher publisher;
     private volatile Uplink uplink;
     private volatile ControlTopic control;
+    private volatile org.privface.agent.answer.AnswerMode answers;
     private volatile OriginLog origins;
     private volatile Enrollment enrollment;
     private volatile java.util.concurrent.ExecutorService reenroll;
@@ -170,6 +171,14 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             startEnrollment(mechanisms, policies, ledger);
         }
 
+        answers = org.privface.agent.answer.AnswerMode.open(settings.getAnswer().getRelease(),
+                settings.getAnswer().getGalleryKeys(), settings.getSiteId(), kafka);
+        if (answers != null) {
+            org.privface.agent.answer.AnswerMode a = answers;
+            state.register("answer", a::report);
+            LOG.info("query faces release: {}", a.release());
+        }
+
         GatewayLinking.Decision link = GatewayLinking.open(settings.getLink().isEnabled(),
                 settings.getLink().rule(settings.getEmbedder()),
                 settings.getLink().getMinFaceSize(), settings.getLink().getMinScore(), settings.getLink().missing(settings.getEmbedder()),
@@ -187,6 +196,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             }
             CameraWorker w = new CameraWorker(c.name(), c.independentFrames(), finder, policies, mechanisms,
                     publisher, uplink, origins, metrics, linked ? link.linking() : null);
+            w.answers(answers);
             workers.put(c.name(), w);
             CameraSupervisor s = new CameraSupervisor(c.name(), () -> FrameSource.open(c.uri()), c.live(),
                     CameraSupervisor.Settings.defaults(), w::accept);
@@ -334,6 +344,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
         if (control != null) {
             control.close();
+        }
+        if (answers != null) {
+            answers.close();
         }
         java.util.concurrent.ExecutorService r = reenroll;
         if (r != null) {

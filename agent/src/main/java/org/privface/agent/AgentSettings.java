@@ -310,6 +310,25 @@ public class AgentSettings {
         public void setEpsilonMax(double epsilonMax) { this.epsilonMax = epsilonMax; }
     }
 
+    private Answer answer = new Answer();
+
+    public Answer getAnswer() { return answer; }
+    public void setAnswer(Answer answer) { this.answer = answer; }
+
+    /** {@code agent.answer}: what the site's query faces release (docs/wire.md, "Answers instead of vectors"). */
+    @ConfigurationProperties("answer")
+    public static class Answer {
+        /** {@code vector} (the default), {@code answer} (a noisy identity only) or {@code both} (each at half the release's ε). */
+        private String release = "vector";
+        /** Key id → base64 X.509 Ed25519 public key of the recognizer; only galleries it signed are used. */
+        private java.util.Map<String, String> galleryKeys = new java.util.LinkedHashMap<>();
+
+        public String getRelease() { return release; }
+        public void setRelease(String release) { this.release = release; }
+        public java.util.Map<String, String> getGalleryKeys() { return galleryKeys; }
+        public void setGalleryKeys(java.util.Map<String, String> galleryKeys) { this.galleryKeys = galleryKeys; }
+    }
+
     /** {@code agent.control}: remote changes through REST and the site's control topic. */
     @ConfigurationProperties("control")
     public static class Control {

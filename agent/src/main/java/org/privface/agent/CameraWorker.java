@@ -67,6 +67,8 @@ final class CameraWorker {
     private long budgetVersion = -1;
     /** The policy needs landmarks this camera's detector does not give. */
     private boolean inputless;
+    /** The site's answer release; null where query faces release vectors only. */
+    private org.privface.agent.answer.AnswerMode answers;
 
     final AtomicLong frames = new AtomicLong();
     final AtomicLong faces = new AtomicLong();
@@ -119,6 +121,11 @@ final class CameraWorker {
                 .description("sum of epsilon over all releases").register(metrics);
     }
 
+    /** Query faces answer by randomized response against the site's gallery (docs/wire.md, "Answers instead of vectors"). */
+    void answers(org.privface.agent.answer.AnswerMode mode) {
+        this.answers = mode;
+    }
+
     void accept(Frame frame) {
         frames.incrementAndGet();
         framesCounter.increment();
@@ -165,6 +172,14 @@ final class CameraWorker {
                     untracked.incrementAndGet();
                     continue;
                 }
+                Optional<org.privface.privacy.answer.Gallery> gallery = answers == null ? Optional.empty() : answers.gallery();
+                if (answers != null && !answers.vectors() && gallery.isEmpty()) {
+                    // Answer-only with no valid gallery: nothing to answer with, and no vector may go out.
+                    answers.withheldForNoGallery();
+                    withheld.incrementAndGet();
+                    withheldCounter.increment();
+                    continue;
+                }
                 long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {budgetVersion, 0});
                 // The person is linked before any grant, and must have room before the track asks.
                 Optional<GatewayLinking.Segment> segment = linking == null ? Optional.empty() : linking.personOf(camera,
@@ -190,7 +205,29 @@ final class CameraWorker {
                     continue;
                 }
                 TrackBudget.Grant g = grant.get();
-                FaceMechanism m = mechanisms.forRelease(policy, g.epsilonForThisRelease(), g.muForThisRelease());
+                // With both forms, each spends half of the grant, so together they spend what was charged.
+                boolean answering = answers != null && gallery.isPresent();
+                boolean both = answering && answers.vectors();
+                double vectorEpsilon = both ? g.epsilonForThisRelease() / 2 : g.epsilonForThisRelease();
+                FaceMechanism m = mechanisms.forRelease(policy, vectorEpsilon, g.muForThisRelease());
+                if (answering) {
+                    boolean sent = m instanceof org.privface.privacy.embedding.EmbeddingMechanism em
+                            && answers.answer(gallery.get(), em, embedding.get(), vectorEpsilon, camera, t.trackId(),
+                                    frame.capturedAt(), answerTrack(trackSection(g)));
+                    if (!sent && !(m instanceof org.privface.privacy.embedding.EmbeddingMechanism)) {
+                        LOG.error("camera {}: answers need the EMBEDDING mechanism, not {}", camera, policy.mechanism());
+                    }
+                    if (sent) {
+                        releases.incrementAndGet();
+                        releasesCounter.increment();
+                        epsilonPerRelease.record(vectorEpsilon);
+                        epsilonSpent.increment(vectorEpsilon);
+                    }
+                    if (!both) {
+                        state[1]++;
+                        continue;
+                    }
+                }
                 Release rel = m.perturb(face.get().get());
                 PerturbedFace rec = publisher.record(rel, camera, t.trackId(), frame.capturedAt(), null, trackSection(g));
                 origins.write(rec.getEventId(), frame.origin(), i == labelled);
@@ -233,6 +270,14 @@ final class CameraWorker {
                 .setBudgetPolicy(g.policy()).setWindowStartMillis(g.windowStart())
                 .setLinking(linking != null).setPersonEpsilonBudget(linking == null ? null : g.epsilonBudget())
                 .build();
+    }
+
+    /** The same policy fields for an answer record (its track has no window start: the record's capture time serves). */
+    private static org.privface.wire.avro.AnswerTrack answerTrack(TrackRelease t) {
+        return org.privface.wire.avro.AnswerTrack.newBuilder().setReleaseIndex(t.getReleaseIndex())
+                .setEpsilonSpentInWindow(t.getEpsilonSpentInWindow()).setEpsilonBudget(t.getEpsilonBudget())
+                .setBudgetPolicy(t.getBudgetPolicy()).setLinking(Boolean.TRUE.equals(t.getLinking()))
+                .setPersonEpsilonBudget(t.getPersonEpsilonBudget()).build();
     }
 
     /** This camera's embedder, made on the first face an EMBEDDING policy releases. */

@@ -44,8 +44,8 @@ final class Policies {
     }
 
     /**
-     * agent-SITE: exactly WRITE (and DESCRIBE) on its site's enrollment, query and status topics
-     * and READ (and DESCRIBE) on its control topic, by literal name, and nothing else anywhere.
+     * agent-SITE: exactly WRITE (and DESCRIBE) on its site's enrollment, query, answer and status
+     * topics and READ (and DESCRIBE) on its control and gallery topics, by literal name, and nothing else anywhere.
      */
     static List<String> agentUser(KafkaUser user, Set<String> sites) {
         List<String> out = new ArrayList<>();
@@ -60,7 +60,9 @@ final class Policies {
                 topic(site, "enrollment"), WRITE_DESCRIBE,
                 topic(site, "query"), WRITE_DESCRIBE,
                 topic(site, "status"), WRITE_DESCRIBE,
-                topic(site, "control"), READ_DESCRIBE);
+                topic(site, "answer"), WRITE_DESCRIBE,
+                topic(site, "control"), READ_DESCRIBE,
+                topic(site, "gallery"), READ_DESCRIBE);
         for (AclRule r : KafkaAcls.rules(user)) {
             String what = name + ": ACL " + KafkaAcls.type(r.getResource()) + " " + KafkaAcls.name(r.getResource())
                     + " " + KafkaAcls.operations(r);
@@ -81,7 +83,7 @@ final class Policies {
                 out.add(what + ": host restriction " + r.getHost() + " would break gateways behind NAT");
             }
         }
-        for (String kind : List.of("enrollment", "query", "status")) {
+        for (String kind : List.of("enrollment", "query", "answer", "status")) {
             if (!KafkaAcls.allowsTopic(user, topic(site, kind), AclOperation.WRITE)) {
                 out.add(name + ": cannot write " + topic(site, kind));
             }
@@ -89,11 +91,14 @@ final class Policies {
         if (!KafkaAcls.allowsTopic(user, topic(site, "control"), AclOperation.READ)) {
             out.add(name + ": cannot read " + topic(site, "control"));
         }
+        if (!KafkaAcls.allowsTopic(user, topic(site, "gallery"), AclOperation.READ)) {
+            out.add(name + ": cannot read " + topic(site, "gallery"));
+        }
         for (String other : union(sites, LATER_SITE)) {
             if (other.equals(site)) {
                 continue;
             }
-            for (String kind : List.of("enrollment", "query", "status", "control")) {
+            for (String kind : List.of("enrollment", "query", "answer", "status", "control", "gallery")) {
                 for (AclOperation op : AclOperation.values()) {
                     if (KafkaAcls.allowsTopic(user, topic(other, kind), op)) {
                         out.add(name + ": may " + op + " site " + other + "'s topic " + topic(other, kind));

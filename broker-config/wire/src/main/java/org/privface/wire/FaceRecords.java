@@ -10,6 +10,8 @@ import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.message.BadHeaderException;
 import org.apache.avro.message.MissingSchemaException;
+import org.privface.wire.avro.FaceAnswer;
+import org.privface.wire.avro.FaceGallery;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecognitionResult;
 import org.privface.wire.avro.RecordKind;
@@ -39,6 +41,10 @@ public final class FaceRecords {
     /** Writer schemas by fingerprint, for {@link AvroBounds}. */
     private static final Map<Long, Schema> FACE_WRITERS = byFingerprint(PerturbedFace.getClassSchema(), FACE_HISTORY);
     private static final Map<Long, Schema> RESULT_WRITERS = byFingerprint(RecognitionResult.getClassSchema(), List.of());
+    private static final Map<Long, Schema> ANSWER_WRITERS = byFingerprint(FaceAnswer.getClassSchema(), List.of());
+    private static final Map<Long, Schema> GALLERY_WRITERS = byFingerprint(FaceGallery.getClassSchema(), List.of());
+    /** κ's denominator in an answer record: RandomizedResponse.KEEP_BITS = 62. */
+    private static final long KEEP_DENOMINATOR = 1L << 62;
 
     private static List<Schema> history(String... files) {
         List<Schema> out = new java.util.ArrayList<>();
@@ -117,6 +123,221 @@ public final class FaceRecords {
         RecognitionResult result = fromBytes(() -> RecognitionResult.getDecoder().decode(bytes));
         validate(result);
         return result;
+    }
+
+    public static byte[] encode(FaceAnswer answer) {
+        validate(answer);
+        return toBytes(() -> FaceAnswer.getEncoder().encode(answer));
+    }
+
+    public static FaceAnswer decodeAnswer(byte[] bytes) {
+        checkSize(bytes, WireLimits.MAX_RECORD_BYTES);
+        AvroBounds.check(bytes, ANSWER_WRITERS);
+        FaceAnswer a = fromBytes(() -> FaceAnswer.getDecoder().decode(bytes));
+        validate(a);
+        return a;
+    }
+
+    /** Decodes an answer read from {@code privface.<site>.answer} and checks it is that site's. */
+    public static FaceAnswer decodeAnswerFromTopic(String topic, byte[] bytes) {
+        FaceAnswer a = decodeAnswer(bytes);
+        String site = org.privface.wire.topics.Topics.siteOf(topic);
+        if (!a.getSiteId().equals(site)) {
+            throw new InvalidRecordException("answer of site " + a.getSiteId() + " on site " + site + "'s topic");
+        }
+        return a;
+    }
+
+    public static byte[] encode(FaceGallery gallery) {
+        validate(gallery);
+        byte[] out = toBytes(() -> FaceGallery.getEncoder().encode(gallery));
+        checkSize(out, WireLimits.MAX_GALLERY_BYTES);
+        return out;
+    }
+
+    /**
+     * Decodes a gallery model read from {@code privface.<site>.gallery} and checks it is that
+     * site's. Nothing here says who made it: the gateway checks the signature
+     * ({@link org.privface.wire.control.SignedControl#GALLERY_DOMAIN}) before it decodes.
+     */
+    public static FaceGallery decodeGalleryFromTopic(String topic, byte[] bytes) {
+        checkSize(bytes, WireLimits.MAX_GALLERY_BYTES);
+        AvroBounds.check(bytes, GALLERY_WRITERS);
+        FaceGallery g = fromBytes(() -> FaceGallery.getDecoder().decode(bytes));
+        validate(g);
+        String site = org.privface.wire.topics.Topics.siteOf(topic);
+        if (!g.getSiteId().equals(site)) {
+            throw new InvalidRecordException("gallery of site " + g.getSiteId() + " on site " + site + "'s topic");
+        }
+        return g;
+    }
+
+    /** A gallery model's templates as C rows of k. */
+    public static double[][] templates(FaceGallery g) {
+        int k = g.getK();
+        List<Double> flat = g.getTemplates();
+        double[][] out = new double[g.getLabels().size()][k];
+        for (int i = 0; i < flat.size(); i++) {
+            out[i / k][i % k] = flat.get(i);
+        }
+        return out;
+    }
+
+    /** C rows of k, row by row, as the record's flat list. */
+    public static List<Double> flatTemplates(double[][] templates) {
+        List<Double> out = new java.util.ArrayList<>();
+        for (double[] row : templates) {
+            for (double v : row) {
+                out.add(v);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Every rule an answer record must satisfy, including that its stated ε is not below the ε its
+     * keep probability spends (ln(a·C/(2^62 − a)), checked here in doubles to a relative 1e-9; the
+     * gateway states it rounded up from the integers).
+     */
+    public static void validate(FaceAnswer a) {
+        if (a.getSchemaVersion() != WireLimits.SCHEMA_VERSION) {
+            throw new InvalidRecordException("unsupported schemaVersion " + a.getSchemaVersion());
+        }
+        id("eventId", a.getEventId());
+        site(a.getSiteId());
+        id("cameraId", a.getCameraId());
+        id("trackId", a.getTrackId());
+        if (a.getCaptureTimestamp() == null) {
+            throw new InvalidRecordException("captureTimestamp missing");
+        }
+        var g = a.getGallery();
+        if (g == null) {
+            throw new InvalidRecordException("gallery missing");
+        }
+        if (g.getVersion() < 1) {
+            throw new InvalidRecordException("gallery.version must be at least 1, was " + g.getVersion());
+        }
+        int c = g.getIdentities();
+        if (c < 1 || c > WireLimits.MAX_GALLERY_IDENTITIES) {
+            throw new InvalidRecordException("gallery.identities " + c + " outside [1, " + WireLimits.MAX_GALLERY_IDENTITIES + "]");
+        }
+        id("gallery.basisId", g.getBasisId());
+        if (a.getOutput() < 0 || a.getOutput() > c) {
+            throw new InvalidRecordException("output " + a.getOutput() + " outside [0, " + c + "]");
+        }
+        if ((a.getLabel() == null) != (a.getOutput() == c)) {
+            throw new InvalidRecordException("label must be null exactly when output is unknown (" + c + ")");
+        }
+        if (a.getLabel() != null) {
+            label(a.getLabel());
+        }
+        var m = a.getMechanism();
+        if (m == null || !WireLimits.ANSWER_MECHANISM.equals(m.getName())) {
+            throw new InvalidRecordException("mechanism must be " + WireLimits.ANSWER_MECHANISM);
+        }
+        if (m.getEpsilonCovers() == null) {
+            throw new InvalidRecordException("mechanism.epsilonCovers missing");
+        }
+        long keep = m.getKeepNumerator();
+        // κ in (1/(C + 1), 1): the true answer is kept more often than any other output.
+        if (keep <= 0 || keep >= KEEP_DENOMINATOR || java.math.BigInteger.valueOf(keep)
+                .multiply(java.math.BigInteger.valueOf(c + 1L)).compareTo(java.math.BigInteger.valueOf(KEEP_DENOMINATOR)) <= 0) {
+            throw new InvalidRecordException("mechanism.keepNumerator " + keep + " is not a keep probability above 1/(C + 1)");
+        }
+        positiveFinite("mechanism.epsilonPerFace", m.getEpsilonPerFace());
+        double spent = Math.log(keep) + Math.log(c) - Math.log((double) (KEEP_DENOMINATOR - keep));
+        if (m.getEpsilonPerFace() < spent * (1 - 1e-9)) {
+            throw new InvalidRecordException("mechanism.epsilonPerFace " + m.getEpsilonPerFace()
+                    + " is below the " + spent + " its keep probability spends");
+        }
+        var t = a.getTrack();
+        if (t != null) {
+            if (t.getReleaseIndex() < 1) {
+                throw new InvalidRecordException("track.releaseIndex must be at least 1, was " + t.getReleaseIndex());
+            }
+            positiveFinite("track.epsilonBudget", t.getEpsilonBudget());
+            positiveFinite("track.epsilonSpentInWindow", t.getEpsilonSpentInWindow());
+            if (t.getEpsilonSpentInWindow() > t.getEpsilonBudget() * (1 + 1e-9)) {
+                throw new InvalidRecordException("track spent " + t.getEpsilonSpentInWindow() + ", over its budget "
+                        + t.getEpsilonBudget());
+            }
+            if (t.getBudgetPolicy() == null || t.getBudgetPolicy().isBlank()
+                    || t.getBudgetPolicy().length() > WireLimits.MAX_ID_LENGTH) {
+                throw new InvalidRecordException("track.budgetPolicy missing or too long");
+            }
+            if ((t.getPersonEpsilonBudget() != null) != t.getLinking()) {
+                throw new InvalidRecordException("track.personEpsilonBudget is set exactly when linking is on");
+            }
+            if (t.getPersonEpsilonBudget() != null) {
+                positiveFinite("track.personEpsilonBudget", t.getPersonEpsilonBudget());
+            }
+        }
+    }
+
+    /** Every rule a gallery model must satisfy: bounded, one unit template per distinct label. */
+    public static void validate(FaceGallery g) {
+        if (g.getSchemaVersion() != WireLimits.SCHEMA_VERSION) {
+            throw new InvalidRecordException("unsupported schemaVersion " + g.getSchemaVersion());
+        }
+        site(g.getSiteId());
+        if (g.getVersion() < 1) {
+            throw new InvalidRecordException("version must be at least 1, was " + g.getVersion());
+        }
+        if (g.getBuiltAt() == null) {
+            throw new InvalidRecordException("builtAt missing");
+        }
+        id("basisId", g.getBasisId());
+        int k = g.getK();
+        if (k < 1 || k > WireLimits.MAX_DIMENSION) {
+            throw new InvalidRecordException("k " + k + " outside [1, " + WireLimits.MAX_DIMENSION + "]");
+        }
+        List<String> labels = g.getLabels();
+        if (labels == null || labels.isEmpty() || labels.size() > WireLimits.MAX_GALLERY_IDENTITIES) {
+            throw new InvalidRecordException("a gallery holds 1 to " + WireLimits.MAX_GALLERY_IDENTITIES + " labels");
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String l : labels) {
+            if (l == null) {
+                throw new InvalidRecordException("label missing");
+            }
+            label(l);
+            if (!seen.add(l)) {
+                throw new InvalidRecordException("label " + l + " appears twice");
+            }
+        }
+        List<Double> t = g.getTemplates();
+        if (t == null || t.size() != (long) labels.size() * k) {
+            throw new InvalidRecordException("templates must hold C x k = " + labels.size() + " x " + k + " values");
+        }
+        for (int c = 0; c < labels.size(); c++) {
+            double n = 0;
+            for (int i = 0; i < k; i++) {
+                Double v = t.get(c * k + i);
+                if (v == null || !Double.isFinite(v)) {
+                    throw new InvalidRecordException("template " + c + " holds a non-finite value");
+                }
+                n += v * v;
+            }
+            if (Math.abs(Math.sqrt(n) - 1) > 1e-6) {
+                throw new InvalidRecordException("template " + c + " is not a unit vector");
+            }
+        }
+        if (Double.isNaN(g.getThreshold())) {
+            throw new InvalidRecordException("threshold is NaN");
+        }
+        if (g.getEnrollmentReleases() < labels.size()) {
+            throw new InvalidRecordException("enrollmentReleases " + g.getEnrollmentReleases() + " below C " + labels.size());
+        }
+        var cal = g.getCalibration();
+        if (cal != null) {
+            id("calibration.strangerSet", cal.getStrangerSet());
+            if (cal.getStrangers() < 1 || cal.getAccepted() < 0 || cal.getAccepted() > cal.getStrangers()) {
+                throw new InvalidRecordException("calibration needs 0 <= accepted <= strangers, strangers >= 1");
+            }
+            if (!(cal.getTargetRate() >= 0 && cal.getTargetRate() <= 1)) {
+                throw new InvalidRecordException("calibration.targetRate outside [0, 1]");
+            }
+        }
     }
 
     /** Every rule a perturbed face must satisfy; the recognizer dead-letters records that fail. */

@@ -23,6 +23,15 @@ public final class WireLimits {
     /** Largest encoded record that carries a sanitized image. */
     public static final int MAX_RECORD_BYTES_WITH_IMAGE = MAX_RECORD_BYTES + 4 * MAX_IMAGE_PIXELS + 64;
 
+    /** Most people a gallery model may hold (C). */
+    public static final int MAX_GALLERY_IDENTITIES = 1000;
+
+    /** Largest encoded gallery model: under Kafka's default 1 MiB message limit. */
+    public static final int MAX_GALLERY_BYTES = 1_000_000;
+
+    /** The only mechanism an answer record may name: exact k-ary randomized response. */
+    public static final String ANSWER_MECHANISM = "RR";
+
     /** The only mechanism whose output image is itself the protected release. */
     public static final String IMAGE_MECHANISM = "RDP";
 

@@ -264,6 +264,8 @@ class MultiSiteSecurityTest {
             done.add("agent-north WRITE privface.north.query: allowed");
         }
         assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, "agent-north", passwords, Topics.query("south")));
+        assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, "agent-north", passwords, Topics.gallery("south")));
+        assertDenied(TopicAuthorizationException.class, () -> write(bootstrap, "agent-north", passwords, Topics.gallery("north")));
         done.add("agent-north READ privface.south.query: TopicAuthorizationException");
         assertDenied(TopicAuthorizationException.class, () -> write(bootstrap, "agent-north", passwords, Topics.control("north")));
         done.add("agent-north WRITE privface.north.control: TopicAuthorizationException");

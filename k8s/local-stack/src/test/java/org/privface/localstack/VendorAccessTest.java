@@ -172,6 +172,8 @@ class VendorAccessTest {
         assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.query("south")));
         assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.control("north")));
         assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.status("north")));
+        // The gallery model is for the site's gateways only.
+        assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.gallery("north")));
         assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.RESULTS));
         assertDenied(TopicAuthorizationException.class, () -> write(bootstrap, VENDOR, passwords, Topics.enrollment("north")));
         assertDenied(TopicAuthorizationException.class, () -> write(bootstrap, VENDOR, passwords, Topics.query("north")));

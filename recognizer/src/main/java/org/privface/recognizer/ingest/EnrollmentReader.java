@@ -27,10 +27,13 @@ public class EnrollmentReader extends PollingWorker {
     private final ModelRegistry registry;
     private final RecognizerOutput output;
     private final MeterRegistry metrics;
+    private final org.privface.recognizer.answer.GalleryService galleries;
 
     public EnrollmentReader(KafkaClientProperties kafka, ModelRegistry registry,
-                            RecognizerOutput output, MeterRegistry metrics) {
+                            RecognizerOutput output, MeterRegistry metrics,
+                            org.privface.recognizer.answer.GalleryService galleries) {
         super("enrollment-reader");
+        this.galleries = galleries;
         this.kafka = kafka;
         this.registry = registry;
         this.output = output;
@@ -47,6 +50,7 @@ public class EnrollmentReader extends PollingWorker {
         try {
             PerturbedFace f = FaceRecords.decodeFromTopic(rec.topic(), rec.value());
             if (registry.addEnrollment(f)) {
+                galleries.add(f);
                 metrics.counter("privface.recognizer.enrollments", "site", site).increment();
             } else {
                 metrics.counter("privface.recognizer.duplicates", "site", site, "kind", "enrollment").increment();

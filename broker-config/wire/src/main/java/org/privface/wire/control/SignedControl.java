@@ -48,6 +48,11 @@ public final class SignedControl {
     public static final String SIGNATURE_HEADER = "privface.signature";
     public static final String ALGORITHM = "Ed25519";
     static final String DOMAIN = "privface-control-v1";
+    /**
+     * The domain of a signed gallery model (privface.&lt;site&gt;.gallery): the same message layout
+     * with this first line, so no gallery signature is ever a valid control signature or back.
+     */
+    public static final String GALLERY_DOMAIN = "privface-gallery-v1";
     static final int SIGNATURE_BYTES = 64;
     /** Key ids and operator names: the console's operator alphabet, never a newline. */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._@-]{1,64}");
@@ -121,21 +126,35 @@ public final class SignedControl {
 
     /** The exact bytes the signature covers. */
     public static byte[] message(String site, String keyId, String operator, long issuedAt, byte[] body) {
+        return message(DOMAIN, site, keyId, operator, issuedAt, body);
+    }
+
+    /** The bytes a signature in {@code domain} ({@link #GALLERY_DOMAIN} or the control domain) covers. */
+    public static byte[] message(String domain, String site, String keyId, String operator, long issuedAt, byte[] body) {
+        if (!DOMAIN.equals(domain) && !GALLERY_DOMAIN.equals(domain)) {
+            throw new IllegalArgumentException("unknown signature domain " + domain);
+        }
         Topics.control(site); // a site name is checked where topic names are made
         checkName("key id", keyId);
         checkName("operator", operator);
         ByteArrayOutputStream out = new ByteArrayOutputStream(128 + body.length);
-        out.writeBytes((DOMAIN + "\n" + site + "\n" + keyId + "\n" + operator + "\n" + issuedAt + "\n")
+        out.writeBytes((domain + "\n" + site + "\n" + keyId + "\n" + operator + "\n" + issuedAt + "\n")
                 .getBytes(StandardCharsets.UTF_8));
         out.writeBytes(body);
         return out.toByteArray();
     }
 
     public static Envelope sign(PrivateKey key, String keyId, String site, String operator, long issuedAt, byte[] body) {
+        return sign(DOMAIN, key, keyId, site, operator, issuedAt, body);
+    }
+
+    /** Signs in {@code domain}; a gallery's signer name stands in the operator header. */
+    public static Envelope sign(String domain, PrivateKey key, String keyId, String site, String operator, long issuedAt,
+                                byte[] body) {
         try {
             Signature s = Signature.getInstance(ALGORITHM);
             s.initSign(key);
-            s.update(message(site, keyId, operator, issuedAt, body));
+            s.update(message(domain, site, keyId, operator, issuedAt, body));
             return new Envelope(keyId, operator, issuedAt, s.sign());
         } catch (InvalidKeyException e) {
             throw new IllegalArgumentException("not an Ed25519 private key: " + e.getMessage(), e);
@@ -146,10 +165,15 @@ public final class SignedControl {
 
     /** Whether {@code e}'s signature over {@code body}, for {@code site}, was made with the key matching {@code key}. */
     public static boolean verify(PublicKey key, String site, Envelope e, byte[] body) {
+        return verify(DOMAIN, key, site, e, body);
+    }
+
+    /** As {@link #verify(PublicKey, String, Envelope, byte[])}, in {@code domain}. */
+    public static boolean verify(String domain, PublicKey key, String site, Envelope e, byte[] body) {
         try {
             Signature s = Signature.getInstance(ALGORITHM);
             s.initVerify(key);
-            s.update(message(site, e.keyId(), e.operator(), e.issuedAt(), body));
+            s.update(message(domain, site, e.keyId(), e.operator(), e.issuedAt(), body));
             return s.verify(e.signature());
         } catch (SignatureException | InvalidKeyException ex) {
             return false;

@@ -101,7 +101,7 @@ public final class Security {
     }
 
     /**
-     * A third-party recognizer: READ on the enrollment and query topics of its sites (those of
+     * A third-party recognizer: READ on the enrollment, query and answer topics of its sites (those of
      * {@code sites} it lists), its own consumer-group prefix, and WRITE on its own results topic if
      * it answers. Nothing else, whatever the entry says; absent when it lists none of {@code sites}.
      */
@@ -138,6 +138,7 @@ public final class Security {
         List<Map<String, Object>> grants = new ArrayList<>();
         grants.add(Map.of("type", "topic", "name", "privface.{site}.enrollment", "operations", List.of("READ", "DESCRIBE")));
         grants.add(Map.of("type", "topic", "name", "privface.{site}.query", "operations", List.of("READ", "DESCRIBE")));
+        grants.add(Map.of("type", "topic", "name", "privface.{site}.answer", "operations", List.of("READ", "DESCRIBE")));
         grants.add(Map.of("type", "group", "name", vendorGroupPrefix(name), "pattern", "prefixed",
                 "operations", List.of("READ")));
         if ((Boolean) results) {

@@ -49,6 +49,18 @@ public final class Topics {
         return "privface." + checkSite(site) + ".status";
     }
 
+    /** Per site, compacted (key = site): the signed gallery model the site's gateways decode queries against. */
+    public static String gallery(String site) {
+        return "privface." + checkSite(site) + ".gallery";
+    }
+
+    /** Per site: the gateways' answer records (FaceAnswer), key = camera id. */
+    public static String answer(String site) {
+        return "privface." + checkSite(site) + ".answer";
+    }
+
+    public static final Pattern ALL_ANSWER = Pattern.compile("privface\\.[A-Za-z0-9_-]+\\.answer");
+
     public static final Pattern ALL_STATUS = Pattern.compile("privface\\.[A-Za-z0-9_-]+\\.status");
 
     /** The site a per-site topic belongs to: {@code privface.<site>.query} gives {@code <site>}. */

@@ -40,16 +40,21 @@ class SecurityTest {
         Set<String> expected = new TreeSet<>();
         for (String site : List.of("north", "south")) {
             String agent = "User:agent-" + site;
-            for (String t : List.of(Topics.enrollment(site), Topics.query(site), Topics.status(site))) {
+            for (String t : List.of(Topics.enrollment(site), Topics.query(site), Topics.answer(site), Topics.status(site))) {
                 expected.add(agent + " WRITE TOPIC " + t);
                 expected.add(agent + " DESCRIBE TOPIC " + t);
             }
-            expected.add(agent + " READ TOPIC " + Topics.control(site));
-            expected.add(agent + " DESCRIBE TOPIC " + Topics.control(site));
-            for (String t : List.of(Topics.enrollment(site), Topics.query(site), Topics.status(site))) {
+            for (String t : List.of(Topics.control(site), Topics.gallery(site))) {
+                expected.add(agent + " READ TOPIC " + t);
+                expected.add(agent + " DESCRIBE TOPIC " + t);
+            }
+            for (String t : List.of(Topics.enrollment(site), Topics.query(site), Topics.answer(site), Topics.status(site))) {
                 expected.add("User:recognizer READ TOPIC " + t);
                 expected.add("User:recognizer DESCRIBE TOPIC " + t);
             }
+            // The gallery: written by the recognizer, read by the site's gateways only.
+            expected.add("User:recognizer WRITE TOPIC " + Topics.gallery(site));
+            expected.add("User:recognizer DESCRIBE TOPIC " + Topics.gallery(site));
             expected.add("User:operator WRITE TOPIC " + Topics.control(site));
             expected.add("User:operator DESCRIBE TOPIC " + Topics.control(site));
             expected.add("User:operator READ TOPIC " + Topics.status(site));
@@ -128,7 +133,7 @@ class SecurityTest {
                 "a vendor listing none of the applied sites is left out");
         Set<String> acme = new TreeSet<>();
         for (String site : List.of("north", "east")) {
-            for (String t : List.of(Topics.enrollment(site), Topics.query(site))) {
+            for (String t : List.of(Topics.enrollment(site), Topics.query(site), Topics.answer(site))) {
                 acme.add("READ TOPIC " + t + " LITERAL");
                 acme.add("DESCRIBE TOPIC " + t + " LITERAL");
             }
@@ -139,6 +144,7 @@ class SecurityTest {
         assertEquals(acme, grants(ps.get(1)));
         assertEquals(Set.of("READ TOPIC privface.south.enrollment LITERAL", "DESCRIBE TOPIC privface.south.enrollment LITERAL",
                 "READ TOPIC privface.south.query LITERAL", "DESCRIBE TOPIC privface.south.query LITERAL",
+                "READ TOPIC privface.south.answer LITERAL", "DESCRIBE TOPIC privface.south.answer LITERAL",
                 "READ GROUP vendor.quiet. PREFIXED"), grants(ps.get(2)));
         assertTrue(ps.get(3).retired() && ps.get(3).acls().isEmpty());
         assertTrue(!ps.get(1).retired());

@@ -23,7 +23,12 @@ class TopicsTest {
         Set<String> names = Set.copyOf(specs.stream().map(TopicSpec::name).toList());
         assertEquals(Set.of("privface.north.enrollment", "privface.north.query", "privface.south.enrollment",
                 "privface.south.query", Topics.RESULTS, Topics.DEAD_LETTER, Topics.control("north"),
-                Topics.control("south"), Topics.status("north"), Topics.status("south")), names);
+                Topics.control("south"), Topics.status("north"), Topics.status("south"), Topics.gallery("north"),
+                Topics.gallery("south"), Topics.answer("north"), Topics.answer("south")), names);
+        assertEquals("compact", specs.stream().filter(t -> t.name().equals(Topics.gallery("north"))).findFirst()
+                .orElseThrow().config().get("cleanup.policy"));
+        assertTrue(Topics.ALL_ANSWER.matcher(Topics.answer("north")).matches());
+        assertEquals("north", Topics.siteOf(Topics.gallery("north")));
         assertEquals("compact", specs.stream().filter(t -> t.name().equals(Topics.control("north"))).findFirst()
                 .orElseThrow().config().get("cleanup.policy"));
         assertTrue(Topics.ALL_STATUS.matcher(Topics.status("north")).matches());

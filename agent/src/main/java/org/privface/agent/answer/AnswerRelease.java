@@ -1,0 +1,67 @@
+package org.privface.agent.answer;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.privface.privacy.answer.Gallery;
+import org.privface.privacy.answer.RandomizedResponse;
+import org.privface.privacy.embedding.EmbeddingMechanism;
+import org.privface.wire.WireLimits;
+import org.privface.wire.avro.AnswerEpsilonScope;
+import org.privface.wire.avro.AnswerMechanism;
+import org.privface.wire.avro.AnswerTrack;
+import org.privface.wire.avro.FaceAnswer;
+import org.privface.wire.avro.GalleryRef;
+
+/**
+ * Releases who a query face is instead of its vector: the face's raw public projection (its unit
+ * direction in the gallery's release space, which never leaves the gateway) is decoded against the
+ * gallery, and the answer goes out by exact k-ary randomized response at the release's ε over the
+ * gallery's C people plus unknown. The record states the ε computed from the sampler's integers.
+ */
+public final class AnswerRelease {
+    private final String site;
+    /** One sampler per (C, ε): finding the keep numerator is a search over exact logarithms. */
+    private final Map<String, RandomizedResponse> samplers = new ConcurrentHashMap<>();
+
+    public AnswerRelease(String site) {
+        this.site = site;
+    }
+
+    /** Refuses a gallery of another release space than the mechanism's: its cosines would mean nothing. */
+    public static void checkSpace(Gallery g, EmbeddingMechanism m) {
+        if (!g.basisId().equals(m.releaseSpace())) {
+            throw new IllegalStateException("gallery " + g.version() + " is in space " + g.basisId()
+                    + ", this gateway projects into " + m.releaseSpace());
+        }
+    }
+
+    /**
+     * @param embedding the query face's embedding (it stays here)
+     * @param epsilon   the ε this release may spend (the track's grant)
+     */
+    public FaceAnswer release(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
+                              String trackId, Instant capturedAt, AnswerTrack track) {
+        checkSpace(g, m);
+        int answer = g.decode(m.direction(embedding));
+        RandomizedResponse rr = sampler(g.identities(), epsilon);
+        int out = rr.release(answer);
+        return FaceAnswer.newBuilder().setEventId(UUID.randomUUID().toString()).setSiteId(site).setCameraId(camera)
+                .setTrackId(trackId).setCaptureTimestamp(capturedAt == null ? Instant.now() : capturedAt)
+                .setGallery(GalleryRef.newBuilder().setVersion(g.version()).setIdentities(g.identities())
+                        .setBasisId(g.basisId()).build())
+                .setOutput(out).setLabel(out == rr.unknown() ? null : g.labels().get(out))
+                .setMechanism(AnswerMechanism.newBuilder().setName(WireLimits.ANSWER_MECHANISM)
+                        .setKeepNumerator(rr.keepNumerator()).setEpsilonPerFace(rr.epsilon())
+                        .setEpsilonCovers(AnswerEpsilonScope.QUERY_FACE).build())
+                .setTrack(track).build();
+    }
+
+    /** The exact sampler that spends at most {@code epsilon} over C + 1 outputs. */
+    public RandomizedResponse sampler(int identities, double epsilon) {
+        return samplers.computeIfAbsent(identities + "/" + Double.doubleToLongBits(epsilon),
+                k -> RandomizedResponse.forEpsilon(identities, epsilon));
+    }
+}

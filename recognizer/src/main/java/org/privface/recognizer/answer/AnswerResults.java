@@ -1,0 +1,78 @@
+package org.privface.recognizer.answer;
+
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.privface.privacy.answer.ExactDraws;
+import org.privface.privacy.answer.RandomizedResponse;
+import org.privface.wire.avro.FaceAnswer;
+import org.privface.wire.avro.RecognitionResult;
+
+/**
+ * What the recognizer does with answer records: each becomes a result on the results topic (the
+ * released label, its keep probability as the confidence, the record's ε), and per site and
+ * gallery version it counts the outputs and estimates how many answered faces each person had
+ * without bias, from the known randomized-response channel ({@link RandomizedResponse#estimateCounts}).
+ */
+public final class AnswerResults {
+    /** Output counts per (site, gallery version), with the channel they were released through. */
+    private final Map<String, Tally> tallies = new ConcurrentHashMap<>();
+
+    private static final class Tally {
+        final RandomizedResponse channel;
+        final double[] counts;
+
+        Tally(RandomizedResponse channel) {
+            this.channel = channel;
+            this.counts = new double[channel.identities() + 1];
+        }
+    }
+
+    /** The result record for one answer. */
+    public static RecognitionResult result(FaceAnswer a, Instant now) {
+        long keep = a.getMechanism().getKeepNumerator();
+        return RecognitionResult.newBuilder().setEventId(a.getEventId()).setSiteId(a.getSiteId())
+                .setCameraId(a.getCameraId()).setTrackId(a.getTrackId()).setPredictedLabel(a.getLabel())
+                .setConfidence((float) (keep / (double) (1L << RandomizedResponse.KEEP_BITS)))
+                .setModelVersion("gallery-" + a.getGallery().getVersion())
+                .setEpsilonPerFace(a.getMechanism().getEpsilonPerFace()).setRecognizedAt(now).build();
+    }
+
+    /**
+     * Counts one answer. Answers of one gallery version released at different ε have different
+     * channels; they are tallied apart, by keep numerator.
+     */
+    public synchronized void add(FaceAnswer a) {
+        String key = a.getSiteId() + "/" + a.getGallery().getVersion() + "/" + a.getMechanism().getKeepNumerator();
+        Tally t = tallies.computeIfAbsent(key, k -> new Tally(new RandomizedResponse(a.getGallery().getIdentities(),
+                a.getMechanism().getKeepNumerator(), ExactDraws.secure(new SecureRandom()))));
+        t.counts[a.getOutput()]++;
+    }
+
+    /**
+     * Unbiased estimates of how many answered faces each person (index; the last is unknown) had,
+     * per tally key {@code site/galleryVersion/keepNumerator}, with the raw counts.
+     */
+    public synchronized Map<String, Estimate> estimates() {
+        Map<String, Estimate> out = new LinkedHashMap<>();
+        tallies.forEach((k, t) -> out.put(k, new Estimate(t.counts.clone(), t.channel.estimateCounts(t.counts))));
+        return out;
+    }
+
+    public record Estimate(double[] released, double[] estimated) {
+    }
+
+    /** The estimates of one site and gallery version summed over ε, with labels (unknown last). */
+    public static Map<String, Double> labelled(double[] estimated, List<String> labels) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (int i = 0; i < labels.size(); i++) {
+            m.put(labels.get(i), estimated[i]);
+        }
+        m.put("unknown", estimated[labels.size()]);
+        return m;
+    }
+}

@@ -1,0 +1,36 @@
+package org.privface.recognizer.answer;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import io.micronaut.context.annotation.ConfigurationProperties;
+
+/** {@code recognizer.answer.*}: the sites' gallery models and the answers read back (docs/recognizer.md). */
+@ConfigurationProperties("recognizer.answer")
+public class AnswerSettings {
+    /** The recognizer's Ed25519 private key (PKCS#8, base64; SignedControl writes one); unset, no gallery is published. */
+    private Path signingKeyFile;
+    /** The key id the gateways list in agent.answer.gallery-keys. */
+    private String keyId = "recognizer";
+    /** Public strangers' projections (PublicStrangers); unset, galleries are closed-set. */
+    private Path strangersFile;
+    /** The ε per answer the sites release at, for the open-set threshold. */
+    private double epsilon = 10;
+    /** The rate at which an answer should name a stranger. */
+    private double releasedRate = 0.01;
+    /** A site's gallery is rebuilt once no enrollment arrived for this long. */
+    private Duration quietPeriod = Duration.ofSeconds(5);
+
+    public Path getSigningKeyFile() { return signingKeyFile; }
+    public void setSigningKeyFile(Path signingKeyFile) { this.signingKeyFile = signingKeyFile; }
+    public String getKeyId() { return keyId; }
+    public void setKeyId(String keyId) { this.keyId = keyId; }
+    public Path getStrangersFile() { return strangersFile; }
+    public void setStrangersFile(Path strangersFile) { this.strangersFile = strangersFile; }
+    public double getEpsilon() { return epsilon; }
+    public void setEpsilon(double epsilon) { this.epsilon = epsilon; }
+    public double getReleasedRate() { return releasedRate; }
+    public void setReleasedRate(double releasedRate) { this.releasedRate = releasedRate; }
+    public Duration getQuietPeriod() { return quietPeriod; }
+    public void setQuietPeriod(Duration quietPeriod) { this.quietPeriod = quietPeriod; }
+}
