@@ -3,6 +3,7 @@ package org.privface.privacy.embedding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
@@ -51,6 +52,15 @@ class HammingCapExactTest {
             HammingCap cap = firstAccepted(shape[0], shape[1]);
             assertNotNull(check(cap, Mutation.COIN_RATE), "a 0.1% coin shift passed for " + shape[0] + "/" + shape[1]);
         }
+    }
+
+    /** p = m/2^32 must lie strictly inside (0, 1): p = 0 and p = 1 are refused, their neighbours accepted (kills PIT's boundary mutants). */
+    @Test
+    void theKeepNumeratorMustLieStrictlyInsideTheUnitInterval() {
+        assertThrows(IllegalArgumentException.class, () -> new HammingCap(4, 1, 0, SeededRandom.of(1)));
+        assertThrows(IllegalArgumentException.class, () -> new HammingCap(4, 1, 1L << 32, SeededRandom.of(1)));
+        assertEquals(1, new HammingCap(4, 1, 1, SeededRandom.of(1)).pNumerator());
+        assertEquals((1L << 32) - 1, new HammingCap(4, 1, (1L << 32) - 1, SeededRandom.of(1)).pNumerator());
     }
 
     /** The reproduction: the ε ≥ 35 preset shape at this ε used to spend 4.7e-7 more than asked. */
