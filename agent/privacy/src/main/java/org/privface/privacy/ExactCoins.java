@@ -21,22 +21,38 @@ public final class ExactCoins {
     private ExactCoins() {
     }
 
+    /** What {@link #laplaceRound} returns for a rejected round. */
+    public static final long REJECTED = Long.MIN_VALUE;
+
     /** Y with P(y) ∝ exp(−|y|/t) on the integers, t ≥ 1 (CKS Algorithm 2 with s = 1). */
     public static long discreteLaplace(long t, Bits bits) {
         if (t < 1) {
             throw new IllegalArgumentException("the scale in steps must be at least 1, was " + t);
         }
         while (true) {
-            long magnitude = geometricMagnitude(t, bits);
-            if (magnitude < 0) {
-                continue;
+            long y = laplaceRound(t, bits);
+            if (y != REJECTED) {
+                return y;
             }
-            boolean negative = bits.bits(1) == 1;
-            if (negative && magnitude == 0) {
-                continue; // −0 and +0 would otherwise both map to 0, doubling its weight
-            }
-            return negative ? -magnitude : magnitude;
         }
+    }
+
+    /**
+     * One round of {@link #discreteLaplace}: ±(U + tV) or {@link #REJECTED}. Rounds draw fresh coins,
+     * so the sampler's output has exactly the round's law conditioned on not being rejected; tests
+     * enumerate one round, where the paths stay few, instead of the loop. A non-rejected round is
+     * k with probability (1 − e^-1)/(2t)·e^{−|k|/t}: U = |k| mod t, V = |k| div t, one sign bit.
+     */
+    public static long laplaceRound(long t, Bits bits) {
+        long magnitude = geometricMagnitude(t, bits);
+        if (magnitude < 0) {
+            return REJECTED;
+        }
+        boolean negative = bits.bits(1) == 1;
+        if (negative && magnitude == 0) {
+            return REJECTED; // −0 and +0 would otherwise both map to 0, doubling its weight
+        }
+        return negative ? -magnitude : magnitude;
     }
 
     /** X ≥ 0 with P(x) = (1 − e^{−1/t})·e^{−x/t}, exactly: the magnitude of {@link #discreteLaplace} without the sign. */

@@ -53,6 +53,55 @@ class ExactCoinsTreeTest {
         }
     }
 
+    /**
+     * Deep enough for one round: the mass cut off is about 2T·2^-44 (T values of U, a V chain each),
+     * below 1e-5 of P(3T) ≈ 0.016/T for every T here (checkPmf enforces it).
+     */
+    static final Q ROUND_CUTOFF = Q.of(1, 1L << 44);
+    /** The scales T &gt; 1 enumerated: small, odd, a power of two, a wider uniform (production T ≈ 2^20 would branch 2^20 ways). */
+    static final long[] ROUND_SCALES = {2, 3, 10, 64};
+
+    /** One round's law: P(k) = (1 − e^-1)/(2T)·e^{−|k|/T}, bracketed with exact rationals. */
+    static Q[] roundPmf(long t, long k) {
+        Q[] e1 = CoinTree.expNegBounds(Q.ONE);
+        Q[] ek = CoinTree.expNegBounds(Q.of(Math.abs(k), t));
+        Q c = Q.of(1, 2 * t);
+        return new Q[] {Q.ONE.minus(e1[1]).times(c).times(ek[0]), Q.ONE.minus(e1[0]).times(c).times(ek[1])};
+    }
+
+    static String checkLaplaceRound(long t, Mutation mutation) {
+        CoinTree.Result<Long> r = CoinTree.enumerate(bits -> ExactCoins.laplaceRound(t, bits), ROUND_CUTOFF, mutation, false, true);
+        return CoinTree.checkPmf(r, k -> roundPmf(t, k), -3 * t, 3 * t);
+    }
+
+    /**
+     * The discrete Laplace at T &gt; 1, through one round of its loop ({@link ExactCoins#laplaceRound}):
+     * rounds draw fresh coins, so the sampler returns the round's law conditioned on not being
+     * rejected, and a round's law ∝ e^{−|k|/T} on the integers is exactly the discrete Laplace. One
+     * round's paths do not nest retries, so the enumeration reaches 2^-44 and the unexplored mass
+     * stays below 1e-5 of every P(k), |k| ≤ 3T (checkPmf enforces it).
+     */
+    @Test
+    void oneLaplaceRoundHasItsClosedFormAtScalesAboveOne() {
+        for (long t : ROUND_SCALES) {
+            String failure = checkLaplaceRound(t, Mutation.NONE);
+            assertNull(failure, "T = " + t + ": " + failure);
+        }
+        System.out.printf(Locale.ROOT, "[exact-dp] Laplace round enumerated to 2^-44 at T = %s%n", java.util.Arrays.toString(ROUND_SCALES));
+    }
+
+    /** The same check fails at T &gt; 1 for a 0.1 % shift of the e^-γ coins, of the uniform U, or of the sign bit. */
+    @Test
+    void aLaplaceRoundWithAnyPrimitiveAThousandthOffFailsAtScalesAboveOne() {
+        for (long t : new long[] {3, 10}) {
+            for (Mutation m : new Mutation[] {Mutation.COIN_RATE, Mutation.UNIFORM_ZERO, Mutation.RAW_BIT}) {
+                String failure = checkLaplaceRound(t, m);
+                assertNotNull(failure, m + " passed at T = " + t);
+                assertTrue(!failure.startsWith("too shallow"), m + ": " + failure);
+            }
+        }
+    }
+
     /** Bernoulli(e^{−num/den}) (CKS Algorithm 1, and the loop over whole units) at its exact rate. */
     @Test
     void exponentialCoinsHaveTheirExactRates() {

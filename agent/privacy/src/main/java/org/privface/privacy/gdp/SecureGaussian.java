@@ -159,21 +159,38 @@ public final class SecureGaussian {
         if (s < 1 || s > 1L << GRANULARITY_EXPONENT) {
             throw new IllegalArgumentException("sigma steps must be in [1, 2^20], was " + s);
         }
-        long t = s + 1; // ⌊σ⌋ + 1
-        long s2 = s * s;
-        long b = s * t;
         while (true) {
-            long y = ExactCoins.discreteLaplace(t, bits);
-            long ay = Math.abs(y);
-            if (ay > MAX_CANDIDATE_STEPS) {
-                continue;
-            }
-            // (|y| − σ²/t)² / (2σ²) = (a/b)²/2 with a = | |y|·t − s² |, b = s·t.
-            long a = Math.abs(ay * t - s2);
-            if (bernoulliExpHalfSquare(a, b, bits)) {
+            long y = trial(s, bits);
+            if (y != ExactCoins.REJECTED) {
                 return y;
             }
         }
+    }
+
+    /**
+     * One round of CKS Algorithm 3, or {@link ExactCoins#REJECTED}: one round of the discrete
+     * Laplace(t = s + 1) ({@link ExactCoins#laplaceRound}, itself possibly rejected), its candidate y
+     * accepted with probability exp(−(|y| − s²/t)²/(2s²)). A round returns y with probability
+     * (1 − e^-1)/(2t)·e^{−|y|/t}·exp(−(|y| − s²/t)²/(2s²)) = (1 − e^-1)/(2t)·e^{−s²/(2t²)}·e^{−y²/(2s²)},
+     * and rounds draw fresh coins, so {@link #discreteGaussian} (the first round not rejected) is
+     * exactly N_Z(0, s²). Letting the Laplace round's own rejection reject the whole round changes
+     * no law, and lets tests enumerate one round, where equal outcomes' paths stay few.
+     */
+    static long trial(long s, Bits bits) {
+        long t = s + 1; // ⌊σ⌋ + 1
+        long s2 = s * s;
+        long b = s * t;
+        long y = ExactCoins.laplaceRound(t, bits);
+        if (y == ExactCoins.REJECTED) {
+            return y;
+        }
+        long ay = Math.abs(y);
+        if (ay > MAX_CANDIDATE_STEPS) {
+            return ExactCoins.REJECTED;
+        }
+        // (|y| − σ²/t)² / (2σ²) = (a/b)²/2 with a = | |y|·t − s² |, b = s·t.
+        long a = Math.abs(ay * t - s2);
+        return bernoulliExpHalfSquare(a, b, bits) ? y : ExactCoins.REJECTED;
     }
 
     /**

@@ -3,6 +3,7 @@ package org.privface.privacy.embedding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
@@ -23,11 +24,16 @@ import org.privface.privacy.SeededRandom;
 class HammingCapExactTest {
     /** The ε tried per shape: the first the shape accepts (large balls need a large ε). */
     static final double[] EPSILONS = {2, 8, 20};
+    /**
+     * The largest K enumerated: 10 in {@code mvn verify}; the PIT profile sets
+     * {@code privface.hammingcap.maxK} lower so each mutant costs seconds, not the full enumeration.
+     */
+    static final int MAX_K = Integer.getInteger("privface.hammingcap.maxK", 10);
 
     @Test
     void everyShapeUpToTenBitsReleasesExactlyTheStatedDistribution() {
         int checked = 0;
-        for (int k = 1; k <= 10; k++) {
+        for (int k = 1; k <= MAX_K; k++) {
             for (int r = 0; r < k; r++) {
                 HammingCap cap = firstAccepted(k, r);
                 assertNotNull(cap, "no ε accepted for K = " + k + ", r = " + r);
@@ -36,7 +42,7 @@ class HammingCapExactTest {
                 checked++;
             }
         }
-        assertEquals(55, checked);
+        assertEquals(MAX_K * (MAX_K + 1) / 2, checked);
     }
 
     /** The same check on a sampler whose coins (all of the cap's draws are coins) are 0.1 % off: it must fail. */
@@ -46,6 +52,15 @@ class HammingCapExactTest {
             HammingCap cap = firstAccepted(shape[0], shape[1]);
             assertNotNull(check(cap, Mutation.COIN_RATE), "a 0.1% coin shift passed for " + shape[0] + "/" + shape[1]);
         }
+    }
+
+    /** p = m/2^32 must lie strictly inside (0, 1): p = 0 and p = 1 are refused, their neighbours accepted (kills PIT's boundary mutants). */
+    @Test
+    void theKeepNumeratorMustLieStrictlyInsideTheUnitInterval() {
+        assertThrows(IllegalArgumentException.class, () -> new HammingCap(4, 1, 0, SeededRandom.of(1)));
+        assertThrows(IllegalArgumentException.class, () -> new HammingCap(4, 1, 1L << 32, SeededRandom.of(1)));
+        assertEquals(1, new HammingCap(4, 1, 1, SeededRandom.of(1)).pNumerator());
+        assertEquals((1L << 32) - 1, new HammingCap(4, 1, (1L << 32) - 1, SeededRandom.of(1)).pNumerator());
     }
 
     /** The reproduction: the ε ≥ 35 preset shape at this ε used to spend 4.7e-7 more than asked. */
