@@ -140,18 +140,14 @@ class CrowdSceneTest extends BrokerProcessTest {
 
             // Truth from the gateway's origin ledger: camera and frame of each release.
             Map<String, Integer> personOfEvent = new HashMap<>();
-            for (String line : Files.readAllLines(ledger)) {
-                int comma = line.indexOf(',');
-                if (comma < 0) {
-                    continue;
-                }
-                String origin = line.substring(comma + 1);
+            for (Map.Entry<String, String> e : SceneAgent.origins(ledger).entrySet()) {
+                String origin = e.getValue();
                 int camera = urls.indexOf(origin.substring(0, origin.lastIndexOf('#')));
                 assertTrue(camera >= 0, "the origin " + origin + " names one of the feeds " + urls);
                 long frame = Long.parseLong(origin.substring(origin.lastIndexOf('#') + 1));
                 List<Integer> slots = schedule.get(camera);
                 int i = (int) (frame % (slots.size() * SLOT));
-                personOfEvent.put(line.substring(0, comma), i % SLOT < FACE_FRAMES ? slots.get(i / SLOT) : -1);
+                personOfEvent.put(e.getKey(), i % SLOT < FACE_FRAMES ? slots.get(i / SLOT) : -1);
             }
             Set<String> onBroker = new HashSet<>();
             for (ConsumerRecord<String, byte[]> r : FaultKit.readAll(bootstrap, List.of(Topics.query(site)), Duration.ofSeconds(30))) {

@@ -166,12 +166,7 @@ class PrivacyAuditTest {
             double agentDone = seconds(t0);
             ctx.close(); // flushes the ledger
             ctx = null;
-            Map<String, String> originOf = new LinkedHashMap<>();
-            for (String line : Files.readAllLines(ledger)) {
-                if (!line.isBlank()) {
-                    originOf.put(line.substring(0, line.indexOf(',')), line.substring(line.indexOf(',') + 1));
-                }
-            }
+            Map<String, String> originOf = SceneAgent.origins(ledger);
             assertTrue(originOf.size() >= frames / 2, "faces released from " + frames + " stills: " + originOf.size());
 
             // Wait for the recognizer's answers, so the results topic and its group's offsets are audited too.

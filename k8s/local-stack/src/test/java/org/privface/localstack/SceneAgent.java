@@ -118,13 +118,17 @@ final class SceneAgent {
         }
     }
 
-    /** The origin ledger's eventId → origin (camera and frame index). */
+    /**
+     * The origin ledger's eventId → origin (camera and frame index). Its lines are
+     * {@code eventId,origin,labelled|other} (the agent's {@code OriginLog}; the origin's own commas
+     * are written as {@code _}), or {@code eventId,origin} in ledgers from before the third column.
+     */
     static Map<String, String> origins(Path ledger) throws Exception {
-        Map<String, String> out = new HashMap<>();
+        Map<String, String> out = new LinkedHashMap<>();
         for (String line : Files.readAllLines(ledger)) {
-            int comma = line.indexOf(',');
-            if (comma > 0) {
-                out.put(line.substring(0, comma), line.substring(comma + 1));
+            String[] f = line.split(",");
+            if (f.length >= 2 && !f[0].isEmpty()) {
+                out.put(f[0], f[1]);
             }
         }
         return out;
