@@ -100,8 +100,8 @@ class LinkingAuditTest extends BrokerProcessTest {
         boolean ok = false;
         try {
             List<String> vendorTopics = vendorReadableTopics();
-            assertEquals(Set.of(Topics.enrollment(SITE), Topics.query(SITE)), Set.copyOf(vendorTopics),
-                    "a vendor reads the face topics only (the status topic is the operator's and the recognizer's)");
+            assertEquals(Set.of(Topics.enrollment(SITE), Topics.query(SITE), Topics.answer(SITE)), Set.copyOf(vendorTopics),
+                    "a vendor reads the face and answer topics only (the status topic is the operator's and the recognizer's)");
             applyTopics();
             List<List<Path>> people = people();
             List<Path> feeds = new ArrayList<>();
@@ -120,7 +120,11 @@ class LinkingAuditTest extends BrokerProcessTest {
             Map<String, PerturbedFace> a = new HashMap<>();
             Map<String, PerturbedFace> b = new HashMap<>();
             int records = 0;
-            for (ConsumerRecord<String, byte[]> r : FaultKit.readAll(bootstrap, vendorTopics, Duration.ofSeconds(30))) {
+            // The scene releases vectors; an answer site's records carry the same track fields (FaceAnswer).
+            assertTrue(FaultKit.readAll(bootstrap, List.of(Topics.answer(SITE)), Duration.ofSeconds(5)).isEmpty(),
+                    "a vector site publishes no answers");
+            for (ConsumerRecord<String, byte[]> r : FaultKit.readAll(bootstrap, List.of(Topics.enrollment(SITE),
+                    Topics.query(SITE)), Duration.ofSeconds(30))) {
                 PerturbedFace f = FaceRecords.decodeFromTopic(r.topic(), r.value());
                 records++;
                 String inA = originsLinked.get(f.getEventId());
