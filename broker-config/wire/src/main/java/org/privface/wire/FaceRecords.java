@@ -200,16 +200,8 @@ public final class FaceRecords {
      * gateway states it rounded up from the integers).
      */
     public static void validate(FaceAnswer a) {
-        if (a.getSchemaVersion() != WireLimits.SCHEMA_VERSION) {
-            throw new InvalidRecordException("unsupported schemaVersion " + a.getSchemaVersion());
-        }
-        id("eventId", a.getEventId());
-        site(a.getSiteId());
-        id("cameraId", a.getCameraId());
-        id("trackId", a.getTrackId());
-        if (a.getCaptureTimestamp() == null) {
-            throw new InvalidRecordException("captureTimestamp missing");
-        }
+        envelope(a.getSchemaVersion(), a.getEventId(), a.getSiteId(), a.getCameraId(), a.getTrackId(),
+                a.getCaptureTimestamp());
         var g = a.getGallery();
         if (g == null) {
             throw new InvalidRecordException("gallery missing");
@@ -340,18 +332,25 @@ public final class FaceRecords {
         }
     }
 
-    /** Every rule a perturbed face must satisfy; the recognizer dead-letters records that fail. */
-    public static void validate(PerturbedFace f) {
-        if (f.getSchemaVersion() != WireLimits.SCHEMA_VERSION) {
-            throw new InvalidRecordException("unsupported schemaVersion " + f.getSchemaVersion());
+    /** The checks every record released from a face shares: version, ids, site and capture time. */
+    private static void envelope(int schemaVersion, String eventId, String siteId, String cameraId,
+                                 String trackId, Object captureTimestamp) {
+        if (schemaVersion != WireLimits.SCHEMA_VERSION) {
+            throw new InvalidRecordException("unsupported schemaVersion " + schemaVersion);
         }
-        id("eventId", f.getEventId());
-        site(f.getSiteId());
-        id("cameraId", f.getCameraId());
-        id("trackId", f.getTrackId());
-        if (f.getCaptureTimestamp() == null) {
+        id("eventId", eventId);
+        site(siteId);
+        id("cameraId", cameraId);
+        id("trackId", trackId);
+        if (captureTimestamp == null) {
             throw new InvalidRecordException("captureTimestamp missing");
         }
+    }
+
+    /** Every rule a perturbed face must satisfy; the recognizer dead-letters records that fail. */
+    public static void validate(PerturbedFace f) {
+        envelope(f.getSchemaVersion(), f.getEventId(), f.getSiteId(), f.getCameraId(), f.getTrackId(),
+                f.getCaptureTimestamp());
         var m = f.getMechanism();
         if (m == null) {
             throw new InvalidRecordException("mechanism missing");
