@@ -29,23 +29,9 @@ public record NearestMean(double[][] means) {
         return new NearestMean(m);
     }
 
-    /** Mean of each class's rows (zero for a class without rows). */
+    /** Mean of each class's rows (zero for a class without rows); the privacy library's one copy. */
     public static double[][] classMeans(double[][] x, int[] y, int classes) {
-        int d = x[0].length;
-        double[][] c = new double[classes][d];
-        int[] n = new int[classes];
-        for (int i = 0; i < x.length; i++) {
-            n[y[i]]++;
-            for (int j = 0; j < d; j++) {
-                c[y[i]][j] += x[i][j];
-            }
-        }
-        for (int k = 0; k < classes; k++) {
-            for (int j = 0; j < d; j++) {
-                c[k][j] /= Math.max(1, n[k]);
-            }
-        }
-        return c;
+        return org.privface.privacy.fisher.FisherBasis.classMeans(x, y, classes);
     }
 
     /** Cosine of the query to each class mean (the query normalised). */
