@@ -1,6 +1,5 @@
 package org.privface.agent.control;
 
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,7 +40,7 @@ public final class StatusCounts {
     private long lastWindow = Long.MIN_VALUE;
 
     public StatusCounts() {
-        this(DEFAULT_WINDOW, DEFAULT_SCALE, drbg());
+        this(DEFAULT_WINDOW, DEFAULT_SCALE, org.privface.privacy.embedding.EmbeddingMechanism.drbg());
     }
 
     public StatusCounts(Duration window, long scale, SecureRandom random) {
@@ -97,11 +96,4 @@ public final class StatusCounts {
         return m;
     }
 
-    private static SecureRandom drbg() {
-        try {
-            return SecureRandom.getInstance("DRBG");
-        } catch (NoSuchAlgorithmException e) {
-            return new SecureRandom();
-        }
-    }
 }
