@@ -172,7 +172,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
 
         answers = org.privface.agent.answer.AnswerMode.open(settings.getAnswer().getRelease(),
-                settings.getAnswer().getGalleryKeys(), settings.getSiteId(), kafka);
+                settings.getAnswer().getGalleryKeys(), settings.getSiteId(), kafka, uplink);
         if (answers != null) {
             org.privface.agent.answer.AnswerMode a = answers;
             state.register("answer", a::report);

@@ -211,17 +211,22 @@ final class CameraWorker {
                 double vectorEpsilon = both ? g.epsilonForThisRelease() / 2 : g.epsilonForThisRelease();
                 FaceMechanism m = mechanisms.forRelease(policy, vectorEpsilon, g.muForThisRelease());
                 if (answering) {
-                    boolean sent = m instanceof org.privface.privacy.embedding.EmbeddingMechanism em
-                            && answers.answer(gallery.get(), em, embedding.get(), vectorEpsilon, camera, t.trackId(),
-                                    frame.capturedAt(), answerTrack(trackSection(g)));
-                    if (!sent && !(m instanceof org.privface.privacy.embedding.EmbeddingMechanism)) {
+                    // The answer spends at most what the ledgers charged for this grant (less the vector's
+                    // stated ε where both go out), and its record states what it spent: that is counted.
+                    double answerEpsilon = budget.unitsPerRelease() - (both ? m.epsilonPerFace() : 0);
+                    Optional<org.privface.wire.avro.FaceAnswer> sent = m instanceof org.privface.privacy.embedding.EmbeddingMechanism em
+                            ? answers.answer(gallery.get(), em, embedding.get(), answerEpsilon, camera, t.trackId(),
+                                    frame.capturedAt(), answerTrack(trackSection(g)))
+                            : Optional.empty();
+                    if (sent.isEmpty() && !(m instanceof org.privface.privacy.embedding.EmbeddingMechanism)) {
                         LOG.error("camera {}: answers need the EMBEDDING mechanism, not {}", camera, policy.mechanism());
                     }
-                    if (sent) {
+                    if (sent.isPresent()) {
+                        double stated = sent.get().getMechanism().getEpsilonPerFace();
                         releases.incrementAndGet();
                         releasesCounter.increment();
-                        epsilonPerRelease.record(vectorEpsilon);
-                        epsilonSpent.increment(vectorEpsilon);
+                        epsilonPerRelease.record(stated);
+                        epsilonSpent.increment(stated);
                     }
                     if (!both) {
                         state[1]++;

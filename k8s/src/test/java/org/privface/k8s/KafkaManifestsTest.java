@@ -50,7 +50,7 @@ class KafkaManifestsTest extends ManifestsFixture {
     }
 
     @Test
-    void recognizerReadsEverySiteButWritesOnlyResultsAndDeadLetters() throws IOException {
+    void recognizerReadsEverySiteAndWritesOnlyResultsDeadLettersAndEachSitesGallery() throws IOException {
         List<KafkaUser> r = users().stream().filter(u -> u.getMetadata().getName().equals(Policies.RECOGNIZER)).toList();
         assertEquals(1, r.size(), "one recognizer principal");
         List<String> v = Policies.recognizerUser(r.get(0), OVERLAYS.keySet(), recognizerGroupId());

@@ -349,6 +349,36 @@ class ManifestsTest extends ManifestsFixture {
         KafkaUser r = Manifests.load(Path.of("inline"), recognizerWrites).get(0).as(KafkaUser.class);
         List<String> rv = Policies.recognizerUser(r, Set.of("north"), "privface-recognizer");
         assertTrue(rv.stream().anyMatch(s -> s.contains("WRITE privface.north.enrollment")), String.join("\n", rv));
+
+        // Galleries: written per site, literally; a recognizer that cannot, or that writes answers, is caught.
+        String recognizerNoGallery = """
+                apiVersion: kafka.strimzi.io/v1beta2
+                kind: KafkaUser
+                metadata:
+                  name: recognizer
+                spec:
+                  authentication: {type: scram-sha-512}
+                  authorization:
+                    type: simple
+                    acls:
+                      - resource: {type: topic, name: privface., patternType: prefix}
+                        operations: [Read, Describe]
+                      - resource: {type: group, name: privface-recognizer}
+                        operations: [Read]
+                      - resource: {type: topic, name: privface.results, patternType: literal}
+                        operations: [Write]
+                      - resource: {type: topic, name: privface.dead-letter, patternType: literal}
+                        operations: [Write]
+                      - resource: {type: topic, name: privface.north.gallery, patternType: literal}
+                        operations: [Write]
+                      - resource: {type: topic, name: privface.north.answer, patternType: literal}
+                        operations: [Write]
+                """;
+        KafkaUser ng = Manifests.load(Path.of("inline"), recognizerNoGallery).get(0).as(KafkaUser.class);
+        List<String> gv = Policies.recognizerUser(ng, Set.of("north", "south"), "privface-recognizer");
+        assertTrue(gv.stream().anyMatch(s -> s.contains("cannot write privface.south.gallery")), String.join("\n", gv));
+        assertTrue(gv.stream().noneMatch(s -> s.contains("privface.north.gallery")), String.join("\n", gv));
+        assertTrue(gv.stream().anyMatch(s -> s.contains("WRITE privface.north.answer")), String.join("\n", gv));
     }
 
     @Test

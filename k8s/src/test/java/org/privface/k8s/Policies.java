@@ -115,21 +115,22 @@ final class Policies {
     }
 
     /**
-     * recognizer: reads every site's enrollment, query and status topics (present and future) and
-     * its consumer group; writes results and dead letters and nothing else: above all no
-     * enrollment topic, which is the training set of record.
+     * recognizer: reads every site's enrollment, query, answer and status topics (present and
+     * future) and its consumer group; writes results, dead letters and each configured site's
+     * gallery, literally named, and nothing else: above all no enrollment topic, which is the
+     * training set of record, and no answer topic.
      */
     static List<String> recognizerUser(KafkaUser user, Set<String> sites, String groupId) {
         List<String> out = new ArrayList<>();
         String name = user.getMetadata().getName();
         scram(user, out);
         for (String site : union(sites, LATER_SITE)) {
-            for (String kind : List.of("enrollment", "query", "status")) {
+            for (String kind : List.of("enrollment", "query", "answer", "status")) {
                 if (!KafkaAcls.allowsTopic(user, topic(site, kind), AclOperation.READ)) {
                     out.add(name + ": cannot read " + topic(site, kind));
                 }
             }
-            for (String kind : List.of("enrollment", "query", "status", "control")) {
+            for (String kind : List.of("enrollment", "query", "answer", "status", "control")) {
                 for (AclOperation op : CHANGING) {
                     if (KafkaAcls.allowsTopic(user, topic(site, kind), op)) {
                         out.add(name + ": may " + op + " " + topic(site, kind));
@@ -137,6 +138,13 @@ final class Policies {
                 }
             }
         }
+        for (String site : sites) {
+            if (!KafkaAcls.allowsTopic(user, topic(site, "gallery"), AclOperation.WRITE)) {
+                out.add(name + ": cannot write " + topic(site, "gallery") + " (site " + site + "'s gateways get no gallery)");
+            }
+        }
+        Set<String> galleries = new java.util.HashSet<>();
+        sites.forEach(site -> galleries.add(topic(site, "gallery")));
         for (String shared : List.of("privface.results", "privface.dead-letter")) {
             if (!KafkaAcls.allowsTopic(user, shared, AclOperation.WRITE)) {
                 out.add(name + ": cannot write " + shared);
@@ -147,11 +155,14 @@ final class Policies {
         }
         for (AclRule r : KafkaAcls.rules(user)) {
             String target = KafkaAcls.name(r.getResource());
-            boolean literalShared = KafkaAcls.patternType(r.getResource()) == AclResourcePatternType.LITERAL
-                    && Set.of("privface.results", "privface.dead-letter").contains(target);
+            boolean literal = KafkaAcls.patternType(r.getResource()) == AclResourcePatternType.LITERAL;
+            boolean literalShared = literal && Set.of("privface.results", "privface.dead-letter").contains(target);
+            boolean literalGallery = literal && galleries.contains(target);
             if (r.getType() != AclRuleType.DENY && "topic".equals(KafkaAcls.type(r.getResource())) && !literalShared
+                    && !(literalGallery && WRITE_DESCRIBE.containsAll(KafkaAcls.operations(r)))
                     && KafkaAcls.operations(r).stream().anyMatch(g -> CHANGING.stream().anyMatch(c -> KafkaAcls.implies(g, c)))) {
-                out.add(name + ": ACL " + target + " " + KafkaAcls.operations(r) + " changes topics other than results and dead letters");
+                out.add(name + ": ACL " + target + " " + KafkaAcls.operations(r)
+                        + " changes topics other than results, dead letters and the sites' galleries");
             }
             if ("cluster".equals(KafkaAcls.type(r.getResource()))) {
                 out.add(name + ": needs no cluster ACL");

@@ -6,29 +6,23 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
+import org.privface.agent.publish.Uplink;
 import org.privface.privacy.answer.Gallery;
 import org.privface.privacy.embedding.EmbeddingMechanism;
-import org.privface.wire.FaceRecords;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.AnswerTrack;
 import org.privface.wire.avro.FaceAnswer;
 import org.privface.wire.control.SignedControl;
-import org.privface.wire.topics.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A gateway's answer release, for the camera workers: the site's release setting, the verified
- * gallery, the exact sampler and the answer topic's producer, with what the status report says.
+ * gallery and the exact sampler, with what the status report says. Answer records go out through
+ * the gateway's {@link Uplink}, spooled to disk like the vectors, so a broker outage or a restart
+ * loses none.
  */
 public final class AnswerMode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AnswerMode.class);
@@ -49,23 +43,25 @@ public final class AnswerMode implements AutoCloseable {
     private final Release release;
     private final GalleryFollower gallery;
     private final AnswerRelease answers;
-    private final Producer<String, byte[]> producer;
-    private final String site;
+    private final Uplink uplink;
     private final AtomicLong released = new AtomicLong();
     private final AtomicLong withheldNoGallery = new AtomicLong();
+    private final AtomicLong spoolDropped = new AtomicLong();
     private volatile String lastProblem;
 
-    public AnswerMode(Release release, String site, GalleryFollower gallery, Producer<String, byte[]> producer) {
+    public AnswerMode(Release release, String site, GalleryFollower gallery, Uplink uplink) {
         this.release = release;
-        this.site = site;
         this.gallery = gallery;
         this.answers = new AnswerRelease(site);
-        this.producer = producer;
+        this.uplink = uplink;
     }
 
-    /** From the settings: null for {@code vector}; otherwise follows the gallery topic and opens the producer. */
+    /**
+     * From the settings: null for {@code vector}; otherwise follows the gallery topic and sends
+     * answers through {@code uplink}.
+     */
     public static AnswerMode open(String releaseSetting, Map<String, String> galleryKeys, String site,
-                                  KafkaClientProperties client) {
+                                  KafkaClientProperties client, Uplink uplink) {
         Release r = Release.parse(releaseSetting);
         if (r == Release.VECTOR) {
             return null;
@@ -79,10 +75,6 @@ public final class AnswerMode implements AutoCloseable {
             LOG.error("agent.answer.release is {} but agent.answer.gallery-keys names no recognizer key: no gallery can be"
                     + " accepted, so query faces release {}", r, r == Release.ANSWER ? "nothing" : "vectors only");
         }
-        Properties p = client.producer();
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, "privface-agent-answers-" + site);
         GalleryFollower follower = new GalleryFollower(site, keys).start(client);
         try {
             // A restarted gateway answers with its site's gallery from the first face, where the topic holds one.
@@ -92,7 +84,7 @@ public final class AnswerMode implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return new AnswerMode(r, site, follower, new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer()));
+        return new AnswerMode(r, site, follower, uplink);
     }
 
     public Release release() {
@@ -115,26 +107,25 @@ public final class AnswerMode implements AutoCloseable {
     }
 
     /**
-     * Decodes and releases one query face at {@code epsilon} and sends the record; false when the
-     * gallery does not fit the mechanism's space (the face then releases nothing).
+     * Decodes and releases one query face at {@code epsilon} and spools the record; empty when the
+     * gallery does not fit the mechanism's space (the face then releases nothing). The record states
+     * the ε it spent, at most {@code epsilon}: that is what is charged and counted.
      */
-    public boolean answer(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
-                          String trackId, Instant capturedAt, AnswerTrack track) {
+    public Optional<FaceAnswer> answer(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
+                                       String trackId, Instant capturedAt, AnswerTrack track) {
         FaceAnswer a;
         try {
             a = answers.release(g, m, embedding, epsilon, camera, trackId, capturedAt, track);
         } catch (IllegalStateException e) {
             lastProblem = e.getMessage();
             LOG.warn("query face not answered: {}", e.getMessage());
-            return false;
+            return Optional.empty();
         }
-        producer.send(new ProducerRecord<>(Topics.answer(site), camera, FaceRecords.encode(a)), (md, ex) -> {
-            if (ex != null) {
-                LOG.warn("answer {} not delivered: {}", a.getEventId(), ex.toString());
-            }
-        });
+        if (!uplink.submit(a)) {
+            spoolDropped.incrementAndGet(); // released (its ε is spent) but dropped by the spool's bound
+        }
         released.incrementAndGet();
-        return true;
+        return Optional.of(a);
     }
 
     /** For the status report: the setting, the gallery held or why none, counts. */
@@ -144,6 +135,7 @@ public final class AnswerMode implements AutoCloseable {
         m.put("gallery", gallery.status());
         m.put("answers", released.get());
         m.put("withheldNoGallery", withheldNoGallery.get());
+        m.put("droppedBySpool", spoolDropped.get());
         if (release == Release.ANSWER && gallery.current().isEmpty()) {
             m.put("queriesWithheldBecause", gallery.whyNone().orElse("no gallery"));
         }
@@ -155,7 +147,6 @@ public final class AnswerMode implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        gallery.close();
-        producer.close();
+        gallery.close(); // the uplink is the gateway's: it outlives the answers and keeps what is unsent
     }
 }

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.privface.wire.FaceRecords;
+import org.privface.wire.avro.FaceAnswer;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
 import org.privface.wire.topics.Topics;
@@ -21,10 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Store-and-forward to the broker. Every record is appended to the {@link DiskSpool} first and
- * removed only after the broker acknowledged it, so records survive an unreachable broker and a
- * killed agent alike (within the spool's bound; past it the spool's drop policy applies and is
- * counted). One sender thread replays the spool in order. A record that fails is sent again,
+ * Store-and-forward to the broker. Every record, a face's vector or its answer, is appended to
+ * the {@link DiskSpool} first and removed only after the broker acknowledged it, so records
+ * survive an unreachable broker and a killed agent alike (within the spool's bound; past it the
+ * spool's drop policy applies and is counted). One sender thread replays the spool in order. A record that fails is sent again,
  * which can duplicate it on the broker: its event id lets the recognizer drop the copy.
  */
 public final class Uplink implements AutoCloseable {
@@ -80,8 +81,22 @@ public final class Uplink implements AutoCloseable {
     public boolean submit(PerturbedFace face) {
         String topic = face.getKind() == RecordKind.ENROLLMENT ? Topics.enrollment(face.getSiteId())
                 : Topics.query(face.getSiteId());
-        boolean stored = spool.append(new SpoolEntry(topic, face.getCameraId(), FaceRecords.encode(face),
-                face.getEventId(), face.getCaptureTimestamp().toEpochMilli()));
+        return submit(new SpoolEntry(topic, face.getCameraId(), FaceRecords.encode(face), face.getEventId(),
+                face.getCaptureTimestamp().toEpochMilli()));
+    }
+
+    /**
+     * Spools an answer record for its site's answer topic, keyed by camera like the faces, so an
+     * answer made while the broker is away or before a restart is sent like a vector; false when
+     * the spool dropped it (counted there).
+     */
+    public boolean submit(FaceAnswer answer) {
+        return submit(new SpoolEntry(Topics.answer(answer.getSiteId()), answer.getCameraId(), FaceRecords.encode(answer),
+                answer.getEventId(), answer.getCaptureTimestamp().toEpochMilli()));
+    }
+
+    private boolean submit(SpoolEntry entry) {
+        boolean stored = spool.append(entry);
         signal();
         return stored;
     }
