@@ -16,6 +16,8 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -149,6 +151,8 @@ class AgentAnswerTest {
         // 2. With the gallery: one answer per query face, at the policy's ε, and still no query vector.
         Files.delete(dir.resolve("ledger.csv"));
         long answered;
+        double metricEpsilon;
+        long metricCount;
         try (ApplicationContext ctx = ApplicationContext.run(props)) {
             ctx.getBean(EmbeddedServer.class).start();
             AgentPipeline pipeline = ctx.getBean(AgentPipeline.class);
@@ -158,21 +162,37 @@ class AgentAnswerTest {
             answered = ((Number) answer.get("answers")).longValue();
             assertEquals(pipeline.facesDetected(), answered, answer.toString());
             assertTrue(!answer.containsKey("queriesWithheldBecause"), answer.toString());
+            // Answers go through the spool like vectors: acknowledged by the broker before the agent finished.
+            assertEquals(0, pipeline.uplink().spool().depth(), "every answer acknowledged");
+            assertEquals(0L, answer.get("droppedBySpool"), answer.toString());
+            List<DistributionSummary> perFace = ctx.getBean(MeterRegistry.class).find("privface.agent.epsilon.per.face")
+                    .summaries().stream().toList();
+            metricEpsilon = perFace.stream().mapToDouble(DistributionSummary::totalAmount).sum();
+            metricCount = perFace.stream().mapToLong(DistributionSummary::count).sum();
         }
         List<ConsumerRecord<String, byte[]>> out = read(Topics.answer(site), 6, answered, Duration.ofSeconds(30));
         assertEquals(answered, out.size());
         int right = 0;
+        double statedEpsilon = 0;
         for (ConsumerRecord<String, byte[]> r : out) {
             FaceAnswer a = FaceRecords.decodeAnswerFromTopic(r.topic(), r.value());
+            double stated = a.getMechanism().getEpsilonPerFace();
+            statedEpsilon += stated;
             assertEquals("RR", a.getMechanism().getName());
-            assertTrue(a.getMechanism().getEpsilonPerFace() <= 10 && a.getMechanism().getEpsilonPerFace() > 10 - 1e-6,
-                    "ε " + a.getMechanism().getEpsilonPerFace());
+            assertTrue(stated <= 10 && stated > 10 - 1e-3, "ε " + stated);
             assertEquals(labels.size(), a.getGallery().getIdentities());
             assertEquals(1, a.getTrack().getReleaseIndex());
             assertTrue(a.getTrack().getEpsilonSpentInWindow() <= a.getTrack().getEpsilonBudget() * (1 + 1e-9));
+            // The track was charged its first release's share: the answer states no more than that
+            // charge (issue 34's rule), and is calibrated to it, so no less than it by more than RR's grid.
+            double charged = a.getTrack().getEpsilonSpentInWindow();
+            assertTrue(stated <= charged && charged - stated < 1e-9, "stated " + stated + ", charged " + charged);
             right += a.getLabel() != null ? 1 : 0;
         }
         assertEquals(answered, right, "a closed-set gallery names someone for every face");
+        // The ε-per-face metric counts what each answer record states, not the track's grant.
+        assertEquals(answered, metricCount);
+        assertEquals(statedEpsilon, metricEpsilon, 1e-9 * answered, "metric ε = the records' stated ε");
         assertTrue(SiteRecords.read(site, enrollments.size() + 1, (k, f) -> { }).stream()
                 .noneMatch(f -> f.getKind() == RecordKind.QUERY), "an answer-only site releases no query vector");
     }

@@ -53,8 +53,9 @@ import org.privface.wire.topics.Topics;
  * the broker is down the gateway keeps answering and its spool grows; the gateway is then closed
  * with the broker still down and started again on the same data directory, finds the spooled
  * answers and sends them once the broker is back. Every answer made is on the answer topic, none
- * lost and none unknown. (Before answers went through the spool, they had their own producer: the
- * ones made during the outage died with the gateway.)
+ * lost and none unknown, and every record on the broker passes the {@link TopicAudit}. (Before
+ * answers went through the spool they had a producer of their own, and the ones made during the
+ * outage died with the gateway.)
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class AnswerOutageTest {
@@ -172,6 +173,12 @@ class AnswerOutageTest {
                             + " the gateway's restart); %d spooled at the restart; %d records on the topic, %d distinct,"
                             + " %d duplicates, %d lost, %d dropped by the spool%n", made.size(), BEFORE, WHILE_DOWN, AFTER,
                     WHILE_DOWN, records, copies.size(), records - copies.size(), missing.size(), dropped);
+            // Every record on the broker, field by field: the answers carry their declared fields only, no vector.
+            TopicAudit audit = new TopicAudit(root.resolve("broker-config/schemas"), false);
+            audit.recognizerKeys.put("recognizer-1", RECOGNIZER.getPublic());
+            audit.check(TopicAudit.readEverything(bootstrap, Duration.ofSeconds(60)));
+            assertEquals(List.of(), audit.problems, "the topic audit");
+            assertEquals(records, audit.decoded.get(Topics.answer(SITE)).size(), "every answer record audited");
             assertEquals(0, dropped, "the spool dropped nothing");
             assertTrue(missing.isEmpty(), missing.size() + " of " + made.size() + " answers never reached the answer topic");
             assertTrue(unknown.isEmpty(), "answers on the topic the gateway never made: " + unknown);

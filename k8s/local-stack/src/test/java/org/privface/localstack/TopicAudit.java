@@ -60,6 +60,8 @@ final class TopicAudit {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Operator keys by id, as the site's gateways trust them: control records must verify with one. */
     final Map<String, PublicKey> operatorKeys = new HashMap<>();
+    /** Recognizer keys by id, as the gateways trust them (agent.answer.gallery-keys): gallery records must verify with one. */
+    final Map<String, PublicKey> recognizerKeys = new HashMap<>();
 
     /** One record as it sits on the broker. */
     record Captured(String topic, int partition, long offset, byte[] key, byte[] value, List<Header> headers) {
@@ -78,13 +80,16 @@ final class TopicAudit {
 
     private final Map<Long, Schema> faceSchemas = new HashMap<>();
     private final Map<Long, Schema> resultSchemas = new HashMap<>();
+    private final Map<Long, Schema> answerSchemas = new HashMap<>();
+    private final Map<Long, Schema> gallerySchemas = new HashMap<>();
     private final boolean imageRelease;
     final List<String> problems = new ArrayList<>();
     final Map<String, Volume> volume = new TreeMap<>();
     final Map<String, List<GenericRecord>> decoded = new TreeMap<>();
 
     /**
-     * @param schemas      broker-config/schemas: PerturbedFace.avsc, RecognitionResult.avsc and history/
+     * @param schemas      broker-config/schemas: PerturbedFace.avsc, RecognitionResult.avsc, FaceAnswer.avsc,
+     *                     FaceGallery.avsc and history/
      * @param imageRelease whether a gateway was configured to release sanitized images
      */
     TopicAudit(Path schemas, boolean imageRelease) throws IOException {
@@ -101,6 +106,13 @@ final class TopicAudit {
         Schema r = new Schema.Parser().parse(schemas.resolve("RecognitionResult.avsc").toFile());
         noBinaryTypes(r, "RecognitionResult.avsc", Set.of());
         resultSchemas.put(SchemaNormalization.parsingFingerprint64(r), r);
+        Schema a = new Schema.Parser().parse(schemas.resolve("FaceAnswer.avsc").toFile());
+        noBinaryTypes(a, "FaceAnswer.avsc", Set.of());
+        noArrays(a, "FaceAnswer.avsc");
+        answerSchemas.put(SchemaNormalization.parsingFingerprint64(a), a);
+        Schema g = new Schema.Parser().parse(schemas.resolve("FaceGallery.avsc").toFile());
+        noBinaryTypes(g, "FaceGallery.avsc", Set.of());
+        gallerySchemas.put(SchemaNormalization.parsingFingerprint64(g), g);
     }
 
     Set<Long> faceFingerprints() {
@@ -175,6 +187,17 @@ final class TopicAudit {
             headers(r, where, Set.of());
             idKey(r, where);
             avro(r, where, faceSchemas, "PerturbedFace");
+        } else if (Topics.ALL_ANSWER.matcher(t).matches()) {
+            // Only the declared answer fields: the schema has no array, so no vector or pixels can ride along.
+            headers(r, where, Set.of());
+            idKey(r, where);
+            avro(r, where, answerSchemas, "FaceAnswer");
+        } else if (t.matches("privface\\.[A-Za-z0-9_-]+\\.gallery")) {
+            headers(r, where, Set.of(SignedControl.KEY_HEADER, SignedControl.OPERATOR_HEADER, SignedControl.ISSUED_AT_HEADER,
+                    SignedControl.SIGNATURE_HEADER));
+            idKey(r, where);
+            avro(r, where, gallerySchemas, "FaceGallery");
+            signed(r, where, SignedControl.GALLERY_DOMAIN, recognizerKeys);
         } else if (t.equals(Topics.RESULTS)) {
             headers(r, where, Set.of());
             idKey(r, where);
@@ -193,7 +216,7 @@ final class TopicAudit {
             idKey(r, where);
             if (r.value() != null) {
                 json(r, where, CONTROL);
-                signed(r, where);
+                signed(r, where, null, operatorKeys);
             }
         } else {
             problems.add(where + ": a topic nobody declares (" + t + ")");
@@ -250,7 +273,8 @@ final class TopicAudit {
                 List<?> a = (List<?>) value;
                 if (path.contains("sanitizedImage") && !imageRelease) {
                     problems.add(where + ": " + path + " holds " + a.size() + " pixels with image release off");
-                } else if (!path.contains("sanitizedImage") && a.size() > WireLimits.MAX_DIMENSION) {
+                } else if (!path.contains("sanitizedImage") && a.size() > (path.startsWith("FaceGallery.")
+                        ? WireLimits.MAX_GALLERY_IDENTITIES * WireLimits.MAX_DIMENSION : WireLimits.MAX_DIMENSION)) {
                     problems.add(where + ": " + path + " holds " + a.size() + " values");
                 }
                 for (Object x : a) {
@@ -258,13 +282,27 @@ final class TopicAudit {
                 }
             }
             case FLOAT, DOUBLE -> {
-                if (!Double.isFinite(((Number) value).doubleValue())) {
+                double d = ((Number) value).doubleValue();
+                // A closed-set gallery's threshold is -infinity (every face is someone): declared, and no payload.
+                boolean closedSet = path.equals("FaceGallery.threshold") && d == Double.NEGATIVE_INFINITY;
+                if (!Double.isFinite(d) && !closedSet) {
                     problems.add(where + ": " + path + " is not finite");
                 }
             }
             case BYTES, FIXED, MAP -> problems.add(where + ": " + path + " is a " + schema.getType() + " field");
             default -> {
                 // int, long, boolean, enum, null: bounded scalars
+            }
+        }
+    }
+
+    /** A declared schema of scalars only: no array anywhere, so neither a vector nor pixels fit. */
+    private static void noArrays(Schema s, String path) {
+        switch (s.getType()) {
+            case ARRAY -> throw new IllegalStateException(path + " declares an array");
+            case RECORD -> s.getFields().forEach(f -> noArrays(f.schema(), path + "." + f.name()));
+            case UNION -> s.getTypes().forEach(b -> noArrays(b, path));
+            default -> {
             }
         }
     }
@@ -423,14 +461,18 @@ final class TopicAudit {
     }
 
     /**
-     * A control record's signature header is 64 bytes no field limit would allow, so it passes only
-     * when it verifies with a key of {@link #operatorKeys}: then the signer's key fixed every byte.
+     * A control or gallery record's signature header is 64 bytes no field limit would allow, so it
+     * passes only when it verifies with one of {@code keys} ({@link #operatorKeys}, {@link
+     * #recognizerKeys}): then the signer's key fixed every byte.
+     *
+     * @param domain the signature's domain; null for the control domain
      */
-    private void signed(Captured r, String where) {
+    private void signed(Captured r, String where, String domain, Map<String, PublicKey> keys) {
         try {
             SignedControl.Envelope e = SignedControl.Envelope.of(new RecordHeaders(r.headers().toArray(new Header[0])));
-            PublicKey key = operatorKeys.get(e.keyId());
-            if (key == null || !SignedControl.verify(key, Topics.siteOf(r.topic()), e, r.value())) {
+            PublicKey key = keys.get(e.keyId());
+            if (key == null || !(domain == null ? SignedControl.verify(key, Topics.siteOf(r.topic()), e, r.value())
+                    : SignedControl.verify(domain, key, Topics.siteOf(r.topic()), e, r.value()))) {
                 problems.add(where + ": signature of key " + e.keyId() + " does not verify (64 bytes of unproven data)");
             }
         } catch (IllegalArgumentException e) {

@@ -14,6 +14,11 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.Test;
 import org.privface.wire.FaceRecords;
+import org.privface.wire.avro.AnswerEpsilonScope;
+import org.privface.wire.avro.AnswerMechanism;
+import org.privface.wire.avro.FaceAnswer;
+import org.privface.wire.avro.FaceGallery;
+import org.privface.wire.avro.GalleryRef;
 import org.privface.wire.avro.MechanismParams;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
@@ -81,6 +86,51 @@ class TopicAuditTest {
         assertTrue(problems("privface.audit.control", utf8("audit"), body, h).toString().contains("does not verify"));
         assertTrue(problems("privface.audit.control", utf8("audit"), body,
                 List.of(new RecordHeader("privface.operator", utf8("eve")))).toString().contains("unsigned"));
+    }
+
+    private static final String ANSWER = "privface.audit.answer";
+
+    private static byte[] answer() {
+        long keep = (1L << 62) - (1L << 40);
+        return FaceRecords.encode(FaceAnswer.newBuilder().setEventId("e-2").setSiteId("audit").setCameraId("cam-1")
+                .setTrackId("trk-2").setCaptureTimestamp(Instant.ofEpochMilli(1_700_000_000_000L))
+                .setGallery(GalleryRef.newBuilder().setVersion(1).setIdentities(3).setBasisId("fr_feature-x.k8").build())
+                .setOutput(1).setLabel("bob")
+                .setMechanism(AnswerMechanism.newBuilder().setName("RR").setKeepNumerator(keep)
+                        .setEpsilonPerFace(Math.log((double) keep * 3 / (1L << 40)) * (1 + 1e-12))
+                        .setEpsilonCovers(AnswerEpsilonScope.QUERY_FACE).build())
+                .setTrack(null).build());
+    }
+
+    @Test
+    void anAnswerRecordPassesAndAVectorOnTheAnswerTopicIsFound() throws Exception {
+        assertEquals(List.of(), problems(ANSWER, utf8("cam-1"), answer(), List.of()));
+        // A face with its vector, written where only answers may go: not a declared FaceAnswer.
+        assertTrue(problems(ANSWER, utf8("cam-1"), face(), List.of()).toString().contains("not a declared FaceAnswer schema"));
+        byte[] a = answer();
+        byte[] longer = Arrays.copyOf(a, a.length + 64);
+        assertTrue(problems(ANSWER, utf8("cam-1"), longer, List.of()).toString().contains("bytes after the end"));
+        List<Header> h = List.of(new RecordHeader("embedding", new byte[] {1, 2, 3}));
+        assertTrue(problems(ANSWER, utf8("cam-1"), answer(), h).toString().contains("header embedding is not allowed"));
+    }
+
+    @Test
+    void aGalleryRecordPassesOnlyWithATrustedRecognizerSignature() throws Exception {
+        double r = Math.sqrt(0.5);
+        byte[] body = FaceRecords.encode(FaceGallery.newBuilder().setSiteId("audit").setVersion(1)
+                .setBuiltAt(Instant.ofEpochMilli(1_700_000_000_000L)).setBasisId("fr_feature-x.k2").setK(2)
+                .setLabels(List.of("alice", "bob")).setTemplates(List.of(1.0, 0.0, r, -r)).setThreshold(0.4)
+                .setEnrollmentReleases(10).setCalibration(null).build());
+        java.security.KeyPair k = org.privface.wire.control.SignedControl.generate();
+        var headers = new org.apache.kafka.common.header.internals.RecordHeaders();
+        org.privface.wire.control.SignedControl.sign(org.privface.wire.control.SignedControl.GALLERY_DOMAIN, k.getPrivate(),
+                "recognizer-1", "audit", "recognizer", 1L, body).addTo(headers);
+        List<Header> h = List.of(headers.toArray());
+        TopicAudit a = audit();
+        a.recognizerKeys.put("recognizer-1", k.getPublic());
+        a.check(List.of(new TopicAudit.Captured("privface.audit.gallery", 0, 0, utf8("audit"), body, h)));
+        assertEquals(List.of(), a.problems);
+        assertTrue(problems("privface.audit.gallery", utf8("audit"), body, h).toString().contains("does not verify"));
     }
 
     @Test
