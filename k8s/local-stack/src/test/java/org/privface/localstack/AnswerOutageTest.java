@@ -146,7 +146,8 @@ class AnswerOutageTest {
             gateway = null;
             kafka.restart();
             gateway = Gateway.open(data, bootstrap);
-            assertEquals(WHILE_DOWN, gateway.foundAtStart(), "the restarted gateway finds the spooled answers");
+            long found = gateway.foundAtStart();
+            assertEquals(WHILE_DOWN, found, "the restarted gateway finds the spooled answers");
             assertTrue(gateway.answers().gallery().isPresent(), "the restarted gateway holds its site's gallery");
             answer(gateway, faces, AFTER, made);
             assertTrue(gateway.uplink().drain(Duration.ofSeconds(90)),
@@ -172,7 +173,7 @@ class AnswerOutageTest {
             System.out.printf("answer outage: %d answers made (%d before the outage, %d while the broker was down, %d after"
                             + " the gateway's restart); %d spooled at the restart; %d records on the topic, %d distinct,"
                             + " %d duplicates, %d lost, %d dropped by the spool%n", made.size(), BEFORE, WHILE_DOWN, AFTER,
-                    WHILE_DOWN, records, copies.size(), records - copies.size(), missing.size(), dropped);
+                    found, records, copies.size(), records - copies.size(), missing.size(), dropped);
             // Every record on the broker, field by field: the answers carry their declared fields only, no vector.
             TopicAudit audit = new TopicAudit(root.resolve("broker-config/schemas"), false);
             audit.recognizerKeys.put("recognizer-1", RECOGNIZER.getPublic());
