@@ -331,36 +331,17 @@ class ManifestsTest extends ManifestsFixture {
         assertTrue(v.stream().anyMatch(s -> s.contains("prefix")), String.join("\n", v));
         assertTrue(v.stream().anyMatch(s -> s.contains("privface.south.query")), String.join("\n", v));
 
-        String recognizerWrites = """
-                apiVersion: kafka.strimzi.io/v1beta2
-                kind: KafkaUser
-                metadata:
-                  name: recognizer
-                spec:
-                  authentication: {type: scram-sha-512}
-                  authorization:
-                    type: simple
-                    acls:
+        KafkaUser r = recognizer("""
                       - resource: {type: topic, name: privface., patternType: prefix}
                         operations: [All]
                       - resource: {type: group, name: privface-recognizer}
                         operations: [Read]
-                """;
-        KafkaUser r = Manifests.load(Path.of("inline"), recognizerWrites).get(0).as(KafkaUser.class);
+                """);
         List<String> rv = Policies.recognizerUser(r, Set.of("north"), "privface-recognizer");
         assertTrue(rv.stream().anyMatch(s -> s.contains("WRITE privface.north.enrollment")), String.join("\n", rv));
 
         // Galleries: written per site, literally; a recognizer that cannot, or that writes answers, is caught.
-        String recognizerNoGallery = """
-                apiVersion: kafka.strimzi.io/v1beta2
-                kind: KafkaUser
-                metadata:
-                  name: recognizer
-                spec:
-                  authentication: {type: scram-sha-512}
-                  authorization:
-                    type: simple
-                    acls:
+        KafkaUser ng = recognizer("""
                       - resource: {type: topic, name: privface., patternType: prefix}
                         operations: [Read, Describe]
                       - resource: {type: group, name: privface-recognizer}
@@ -373,12 +354,27 @@ class ManifestsTest extends ManifestsFixture {
                         operations: [Write]
                       - resource: {type: topic, name: privface.north.answer, patternType: literal}
                         operations: [Write]
-                """;
-        KafkaUser ng = Manifests.load(Path.of("inline"), recognizerNoGallery).get(0).as(KafkaUser.class);
+                """);
         List<String> gv = Policies.recognizerUser(ng, Set.of("north", "south"), "privface-recognizer");
         assertTrue(gv.stream().anyMatch(s -> s.contains("cannot write privface.south.gallery")), String.join("\n", gv));
         assertTrue(gv.stream().noneMatch(s -> s.contains("privface.north.gallery")), String.join("\n", gv));
         assertTrue(gv.stream().anyMatch(s -> s.contains("WRITE privface.north.answer")), String.join("\n", gv));
+    }
+
+    /** A recognizer KafkaUser with the given ACL list items (YAML, indented as under {@code acls:}). */
+    private static KafkaUser recognizer(String acls) throws IOException {
+        String yaml = """
+                apiVersion: kafka.strimzi.io/v1beta2
+                kind: KafkaUser
+                metadata:
+                  name: recognizer
+                spec:
+                  authentication: {type: scram-sha-512}
+                  authorization:
+                    type: simple
+                    acls:
+                """ + acls;
+        return Manifests.load(Path.of("inline"), yaml).get(0).as(KafkaUser.class);
     }
 
     @Test
