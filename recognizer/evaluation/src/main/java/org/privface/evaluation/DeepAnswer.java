@@ -117,7 +117,7 @@ final class DeepAnswer {
         String suffix = opt.get("--suffix");
         List<String> decoderRows = new ArrayList<>();
         decoderRows.add(DecoderRow.HEADER);
-        double[] decoderEps = opt.get("--decoder-eps").isEmpty() ? new double[0] : doubles(opt.get("--decoder-eps"));
+        double[] decoderEps = opt.get("--decoder-eps").equals("none") ? new double[0] : doubles(opt.get("--decoder-eps"));
         List<String> selection = new ArrayList<>();
         selection.add("network,epsilon,gallery,k,radius,draws,decoder_f1,decoder_fnir,criterion,chosen");
         List<String> rows = new ArrayList<>();
