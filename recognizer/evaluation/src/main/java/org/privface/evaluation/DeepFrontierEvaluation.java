@@ -109,7 +109,7 @@ public final class DeepFrontierEvaluation {
                 Map.entry("--recommended-eps", "20"), Map.entry("--mlp-eps", "20"), Map.entry("--selection", "true"),
                 Map.entry("--models", ""), Map.entry("--frontier", "true"), Map.entry("--answer", ""),
                 // DeepAnswer's: the calibration rule shipped and those compared, the preset grid, the decoder comparison
-                Map.entry("--calibration", "estimate"), Map.entry("--calibrations", "estimate,wilson,people"),
+                Map.entry("--calibration", "wilson"), Map.entry("--calibrations", "estimate,wilson,people"),
                 Map.entry("--ks", DeepAnswer.KS), Map.entry("--radii", DeepAnswer.RADII),
                 Map.entry("--decoder-eps", "5,10,20"), Map.entry("--decoder-sets", "lfw5,orl"),
                 Map.entry("--evaluate", "true"), Map.entry("--suffix", "")),
