@@ -604,28 +604,45 @@ final class DeepAnswer {
         return out;
     }
 
-    /** Closed-set F1 against ε per decoder and set (means over seeds or draws). */
+    /**
+     * Closed-set F1 against ε, one chart per network: a colour per set, templates solid, the MLP
+     * dashed (means over seeds or draws; the MLP on signs is in the CSV only).
+     */
     void decoderChart(List<String> rows, double[] eps, String suffix) throws IOException {
-        Map<String, double[]> sum = new LinkedHashMap<>();
+        Color[] colours = {Color.BLUE, new Color(0, 150, 0), Color.MAGENTA, new Color(230, 120, 0), Color.GRAY};
+        Map<String, Map<String, double[]>> byNetwork = new LinkedHashMap<>();
         Map<String, int[]> n = new LinkedHashMap<>();
+        List<String> sets = new ArrayList<>();
         for (String line : rows.subList(1, rows.size())) {
             String[] f = line.split(",");
-            String key = f[5] + " " + f[0] + " " + f[1];
-            int e = indexOf(eps, Double.parseDouble(f[3]));
-            sum.computeIfAbsent(key, x -> new double[eps.length])[e] += Double.parseDouble(f[10]);
-            n.computeIfAbsent(key, x -> new int[eps.length])[e]++;
-        }
-        List<Charts.Series> s = new ArrayList<>();
-        for (var e : sum.entrySet()) {
-            double[] y = e.getValue().clone();
-            for (int i = 0; i < y.length; i++) {
-                y[i] /= Math.max(1, n.get(e.getKey())[i]);
+            if (f[5].equals(Decoder.MLP_SIGN.label())) {
+                continue;
             }
-            s.add(new Charts.Series(e.getKey(), eps, y, null, !e.getKey().startsWith("templates"), null));
+            if (!sets.contains(f[1])) {
+                sets.add(f[1]);
+            }
+            String key = f[5] + " " + f[1];
+            int e = indexOf(eps, Double.parseDouble(f[3]));
+            byNetwork.computeIfAbsent(f[0], x -> new LinkedHashMap<>()).computeIfAbsent(key, x -> new double[eps.length])[e]
+                    += Double.parseDouble(f[10]);
+            n.computeIfAbsent(f[0] + " " + key, x -> new int[eps.length])[e]++;
         }
-        Charts.line(out.resolve("deep-answer-decoders" + suffix + ".png"), "Answer release: templates (solid) against the "
-                        + "recognizer's MLP (dashed), weighted F1 after k-RR", "ε per face", "weighted F1", true,
-                Charts.YAxis.UNIT, Styler.LegendPosition.OutsideS, 1000, 1000, s);
+        for (var net : byNetwork.entrySet()) {
+            List<Charts.Series> s = new ArrayList<>();
+            for (var e : net.getValue().entrySet()) {
+                double[] y = e.getValue().clone();
+                for (int i = 0; i < y.length; i++) {
+                    y[i] /= Math.max(1, n.get(net.getKey() + " " + e.getKey())[i]);
+                }
+                String set = e.getKey().substring(e.getKey().indexOf(' ') + 1);
+                s.add(new Charts.Series(e.getKey(), eps, y, null, !e.getKey().startsWith(Decoder.TEMPLATES.label()),
+                        colours[Math.min(sets.indexOf(set), colours.length - 1)]));
+            }
+            Charts.line(out.resolve("deep-answer-decoders-" + net.getKey() + suffix + ".png"), "Answer release, "
+                            + net.getKey() + ": templates (solid) against the recognizer's MLP (dashed), weighted F1 after "
+                            + "k-RR", "ε per face", "weighted F1", true, Charts.YAxis.UNIT, Styler.LegendPosition.InsideSE,
+                    900, 600, s);
+        }
     }
 
     // ---------------------------------------------------------------- charts

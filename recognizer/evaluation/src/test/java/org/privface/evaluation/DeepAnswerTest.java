@@ -99,7 +99,7 @@ class DeepAnswerTest {
         List<String> decCsv = new ArrayList<>(List.of(DeepAnswer.DecoderRow.HEADER));
         dec.forEach(r -> decCsv.add(r.csv()));
         a.decoderChart(decCsv, new double[] {20}, "");
-        assertTrue(Files.size(dir.resolve("deep-answer-decoders.png")) > 1000);
+        assertTrue(Files.size(dir.resolve("deep-answer-decoders-" + EmbeddingBasis.DEFAULT_MODEL + ".png")) > 1000);
     }
 
     @Test
