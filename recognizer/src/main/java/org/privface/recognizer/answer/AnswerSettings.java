@@ -21,7 +21,7 @@ public class AnswerSettings {
     private double releasedRate = 0.01;
     /**
      * How the threshold bounds the strangers' rate: the upper end of its 95 % Wilson interval
-     * (wilson), or the measured rate (estimate), which measured 1.2–2.7 % for a 1 % target on
+     * (wilson), or the measured rate (estimate), which measured 1.3–2.3 % for a 1 % target on
      * other people (docs/frontier.md).
      */
     private Gallery.Bound calibrationBound = Gallery.Bound.WILSON;
