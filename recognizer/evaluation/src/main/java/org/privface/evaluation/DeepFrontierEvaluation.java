@@ -107,7 +107,12 @@ public final class DeepFrontierEvaluation {
                 Map.entry("--cache", "target/embeddings"), Map.entry("--model", EmbeddingBasis.DEFAULT_MODEL),
                 Map.entry("--out", "docs/results"), Map.entry("--fit-basis", ""),
                 Map.entry("--recommended-eps", "20"), Map.entry("--mlp-eps", "20"), Map.entry("--selection", "true"),
-                Map.entry("--models", ""), Map.entry("--frontier", "true"), Map.entry("--answer", "")),
+                Map.entry("--models", ""), Map.entry("--frontier", "true"), Map.entry("--answer", ""),
+                // DeepAnswer's: the calibration rule shipped and those compared, the preset grid, the decoder comparison
+                Map.entry("--calibration", "wilson"), Map.entry("--calibrations", "estimate,wilson,people"),
+                Map.entry("--ks", DeepAnswer.KS), Map.entry("--radii", DeepAnswer.RADII),
+                Map.entry("--decoder-eps", "5,10,20"), Map.entry("--decoder-sets", "lfw5,orl"),
+                Map.entry("--evaluate", "true"), Map.entry("--suffix", "")),
                 args);
         Path cache = Path.of(opt.get("--cache"));
         Path datasets = Path.of(opt.get("--datasets"));

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
+import org.privface.privacy.answer.Gallery;
 
 /** {@code recognizer.answer.*}: the sites' gallery models and the answers read back (docs/recognizer.md). */
 @ConfigurationProperties("recognizer.answer")
@@ -18,6 +19,12 @@ public class AnswerSettings {
     private double epsilon = 10;
     /** The rate at which an answer should name a stranger. */
     private double releasedRate = 0.01;
+    /**
+     * How the threshold bounds the strangers' rate: the upper end of its 95 % Wilson interval
+     * (wilson), or the measured rate (estimate), which measured 1.3–2.3 % for a 1 % target on
+     * other people (docs/frontier.md).
+     */
+    private Gallery.Bound calibrationBound = Gallery.Bound.WILSON;
     /** A site's gallery is rebuilt once no enrollment arrived for this long. */
     private Duration quietPeriod = Duration.ofSeconds(5);
 
@@ -31,6 +38,8 @@ public class AnswerSettings {
     public void setEpsilon(double epsilon) { this.epsilon = epsilon; }
     public double getReleasedRate() { return releasedRate; }
     public void setReleasedRate(double releasedRate) { this.releasedRate = releasedRate; }
+    public Gallery.Bound getCalibrationBound() { return calibrationBound; }
+    public void setCalibrationBound(Gallery.Bound calibrationBound) { this.calibrationBound = calibrationBound; }
     public Duration getQuietPeriod() { return quietPeriod; }
     public void setQuietPeriod(Duration quietPeriod) { this.quietPeriod = quietPeriod; }
 }

@@ -21,6 +21,9 @@ import org.privface.wire.avro.PerturbedFace;
  * that space, the open-set threshold that lets the answers' false-positive rate be the target at
  * the answers' ε ({@link RandomizedResponse#decoderFalsePositiveRate}). Both are post-processing of
  * records already public under their own ε, and of public faces.
+ *
+ * <p>Templates, not the recognizer's MLP: on the same releases the MLP decodes worse at every ε
+ * measured (docs/frontier.md, "Releasing the answer"), and the gallery record carries templates.
  */
 public final class GalleryBuilder {
     private GalleryBuilder() {
@@ -35,6 +38,19 @@ public final class GalleryBuilder {
     public static FaceGallery build(String site, long version, String basisId, List<PerturbedFace> enrollments,
                                     Optional<PublicStrangers> strangers, double answerEpsilon, double releasedRate,
                                     Instant now) {
+        return build(site, version, basisId, enrollments, strangers, answerEpsilon, releasedRate, Gallery.Bound.ESTIMATE,
+                now);
+    }
+
+    /**
+     * As above, with the rule that bounds the strangers' rate ({@link Gallery.Bound}; the service
+     * uses {@link AnswerSettings#getCalibrationBound}). {@code WILSON} keeps the upper end of the
+     * rate's 95 % interval at the target, so it needs at least about 4/rate strangers to name anyone;
+     * the public file has no person ids, so {@code PEOPLE} counts each face as its own person.
+     */
+    public static FaceGallery build(String site, long version, String basisId, List<PerturbedFace> enrollments,
+                                    Optional<PublicStrangers> strangers, double answerEpsilon, double releasedRate,
+                                    Gallery.Bound bound, Instant now) {
         Map<String, List<double[]>> byPerson = new TreeMap<>();
         int used = 0;
         for (PerturbedFace f : enrollments) {
@@ -71,7 +87,7 @@ public final class GalleryBuilder {
             }
             RandomizedResponse rr = RandomizedResponse.forEpsilon(g.identities(), answerEpsilon);
             double rate = rr.decoderFalsePositiveRate(releasedRate);
-            Gallery.Threshold t = g.calibrate(s.directions(), rate);
+            Gallery.Threshold t = g.calibrate(s.directions(), null, rate, bound);
             g = g.withThreshold(t.value());
             cal = GalleryCalibration.newBuilder().setStrangerSet(s.setId()).setStrangers((int) t.strangers())
                     .setAccepted((int) t.accepted()).setTargetRate(Math.max(0, Math.min(1, t.target()))).build();

@@ -117,7 +117,7 @@ public class GalleryService implements AutoCloseable {
                     version = lastVersion = Math.max(lastVersion + 1, System.currentTimeMillis());
                 }
                 FaceGallery g = GalleryBuilder.build(site, version, space.get(), all, s, settings.getEpsilon(),
-                        settings.getReleasedRate(), Instant.now());
+                        settings.getReleasedRate(), settings.getCalibrationBound(), Instant.now());
                 publisher.publish(producer, g);
                 published.put(site, g);
                 LOG.info("site {}: gallery {} published, {} people from {} enrollment releases, threshold {}", site,

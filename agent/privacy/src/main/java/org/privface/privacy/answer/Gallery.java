@@ -1,8 +1,11 @@
 package org.privface.privacy.answer;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.stream.IntStream;
 
 import org.privface.privacy.aggregate.Sphere;
 import org.privface.privacy.fisher.FisherBasis;
@@ -160,21 +163,110 @@ public record Gallery(long version, String basisId, List<String> labels, double[
      * {@link RandomizedResponse#decoderFalsePositiveRate}.
      */
     public Threshold calibrate(double[][] strangerDirections, double rate) {
+        return calibrate(strangerDirections, null, rate, Bound.ESTIMATE);
+    }
+
+    /**
+     * As {@link #calibrate(double[][], double)}, but the strangers' rate that must not exceed
+     * {@code rate} is the given bound's: with {@link Bound#PEOPLE}, {@code people[i]} names
+     * stranger i's person (null: every face its own person).
+     */
+    public Threshold calibrate(double[][] strangerDirections, int[] people, double rate, Bound bound) {
         if (strangerDirections.length == 0) {
             throw new IllegalArgumentException("need strangers to calibrate on");
         }
-        double[] s = Arrays.stream(strangerDirections).mapToDouble(this::bestScore).sorted().toArray();
-        double t;
-        if (!(rate > 0)) {
-            t = Double.POSITIVE_INFINITY;
-        } else {
-            int allowed = (int) Math.min(s.length, Math.floor(rate * s.length));
-            t = allowed >= s.length ? Double.NEGATIVE_INFINITY : s[s.length - 1 - allowed];
-        }
-        double threshold = t;
-        long accepted = Arrays.stream(s).filter(v -> v > threshold).count();
-        return Threshold.of(threshold, accepted, s.length, rate);
+        return threshold(Arrays.stream(strangerDirections).mapToDouble(this::bestScore).toArray(), people, rate, bound);
     }
+
+    /**
+     * How a calibration bounds the strangers' rate at a threshold. The rate measured on public
+     * strangers is an estimate, and it transfers imperfectly to the site's strangers; an upper
+     * confidence bound keeps the threshold on the safe side of it.
+     */
+    public enum Bound {
+        /** The measured rate itself: ⌊rate·n⌋ strangers through. */
+        ESTIMATE,
+        /** The upper end of the rate's 95 % Wilson interval, faces taken as independent. */
+        WILSON,
+        /**
+         * The measured rate plus 1.96 standard errors of a ratio estimator over people (each
+         * person's faces one cluster), floored at the Wilson bound: a stranger who resembles
+         * an enrolled person tends to be named on most of their faces.
+         */
+        PEOPLE
+    }
+
+    /**
+     * The smallest threshold on the strangers' scores (a stranger is named when its score exceeds
+     * it) whose stated bound on the named rate stays at or below {@code rate}, as the named count
+     * grows from 0; +∞ when the rate is not positive or no count qualifies, −∞ when all may pass.
+     */
+    public static Threshold threshold(double[] scores, int[] people, double rate, Bound bound) {
+        int n = scores.length;
+        if (n == 0) {
+            throw new IllegalArgumentException("need strangers to calibrate on");
+        }
+        if (people != null && people.length != n) {
+            throw new IllegalArgumentException("need one person per stranger, were " + people.length + " and " + n);
+        }
+        double[] s = scores.clone();
+        Arrays.sort(s); // ascending; the a highest are s[n − a] … s[n − 1]
+        int allowed;
+        if (!(rate > 0)) {
+            allowed = -1;
+        } else if (bound == Bound.ESTIMATE) {
+            allowed = (int) Math.min(n, Math.floor(rate * n));
+        } else {
+            allowed = allowed(scores, people, rate, bound);
+        }
+        double t = allowed < 0 ? Double.POSITIVE_INFINITY : allowed >= n ? Double.NEGATIVE_INFINITY : s[n - 1 - allowed];
+        long accepted = Arrays.stream(s).filter(v -> v > t).count();
+        return Threshold.of(t, accepted, n, rate);
+    }
+
+    /** The largest a such that the bound stays ≤ rate for the a highest-scoring strangers and every smaller count; −1 if none. */
+    private static int allowed(double[] scores, int[] people, double rate, Bound bound) {
+        int n = scores.length;
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Double.compare(scores[y], scores[x]));
+        int[] person = people != null ? people : IntStream.range(0, n).toArray();
+        Map<Integer, Integer> faces = new HashMap<>();
+        for (int p : person) {
+            faces.merge(p, 1, Integer::sum);
+        }
+        int clusters = faces.size();
+        double sumNn = 0; // Σ n_j², Σ a_j n_j, Σ a_j² over people j (a_j: named faces of person j)
+        for (int f : faces.values()) {
+            sumNn += (double) f * f;
+        }
+        double sumAn = 0;
+        double sumAa = 0;
+        Map<Integer, Integer> named = new HashMap<>();
+        for (int a = 0; a <= n; a++) {
+            if (a > 0) {
+                int j = person[order[a - 1]];
+                int before = named.merge(j, 1, Integer::sum) - 1;
+                sumAa += 2.0 * before + 1;
+                sumAn += faces.get(j);
+            }
+            double upper = wilson(a, n)[1];
+            if (bound == Bound.PEOPLE && clusters > 1) {
+                double p = a / (double) n;
+                double ss = Math.max(0, sumAa - 2 * p * sumAn + p * p * sumNn);
+                double se = Math.sqrt(clusters / (clusters - 1.0) * ss) / n;
+                upper = Math.max(upper, p + Z95 * se);
+            }
+            if (upper > rate) {
+                return a - 1;
+            }
+        }
+        return n;
+    }
+
+    private static final double Z95 = 1.959963984540054;
 
     /**
      * A calibrated threshold.
@@ -205,7 +297,7 @@ public record Gallery(long version, String basisId, List<String> labels, double[
         if (n <= 0 || x < 0 || x > n) {
             throw new IllegalArgumentException("need 0 ≤ x ≤ n, n > 0, was " + x + "/" + n);
         }
-        double z = 1.959963984540054;
+        double z = Z95;
         double p = x / (double) n;
         double z2n = z * z / n;
         double centre = (p + z2n / 2) / (1 + z2n);

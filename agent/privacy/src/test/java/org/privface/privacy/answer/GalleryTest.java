@@ -82,6 +82,37 @@ class GalleryTest {
         assertEquals(10, named);
     }
 
+    /**
+     * 4,000 strangers, 400 people of 10 faces, scores distinct. At rate 1 % the estimate lets 40
+     * through, the Wilson bound 27 (its upper end for 28/4000 exceeds 1 %), and the people bound
+     * 27 when the top faces belong to different people but only 16 when they come ten to a person
+     * (counts worked out independently by brute force over the definition).
+     */
+    @Test
+    void upperBoundsLetFewerStrangersThroughAndPeopleCount() {
+        int n = 4000;
+        double[] scores = new double[n];
+        int[] spread = new int[n];
+        int[] clustered = new int[n];
+        for (int r = 0; r < n; r++) { // r: rank from the top
+            scores[r] = (n - r) / (double) n;
+            spread[r] = r % 400;
+            clustered[r] = r / 10;
+        }
+        assertEquals(40, Gallery.threshold(scores, null, 0.01, Gallery.Bound.ESTIMATE).accepted());
+        Gallery.Threshold w = Gallery.threshold(scores, null, 0.01, Gallery.Bound.WILSON);
+        assertEquals(27, w.accepted());
+        assertEquals((n - 27) / (double) n, w.value(), 1e-12);
+        assertTrue(w.upper() <= 0.01);
+        assertEquals(27, Gallery.threshold(scores, spread, 0.01, Gallery.Bound.PEOPLE).accepted());
+        assertEquals(16, Gallery.threshold(scores, clustered, 0.01, Gallery.Bound.PEOPLE).accepted());
+        assertEquals(Double.POSITIVE_INFINITY, Gallery.threshold(scores, null, 0, Gallery.Bound.WILSON).value());
+        assertEquals(Double.POSITIVE_INFINITY, Gallery.threshold(new double[] {0.5}, null, 0.01, Gallery.Bound.WILSON)
+                .value(), "one stranger's Wilson bound is above 1 % even with none named");
+        assertThrows(IllegalArgumentException.class, () -> Gallery.threshold(scores, new int[3], 0.01,
+                Gallery.Bound.PEOPLE));
+    }
+
     @Test
     void badModelsAndQueriesAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Gallery(1, "b", List.of("a"), new double[][] {{0.5, 0.5}},
