@@ -326,6 +326,7 @@ public final class GatewayLinking {
         m.put("maxPersonEpsilon", s.maxPersonEpsilon());
         m.put("personCharges", s.charges());
         m.put("personRefusals", s.refusals());
+        m.put("personUnrecorded", s.unrecorded());
         synchronized (this) {
             m.put("splitTracks", splits);
             m.put("candidatesRuledOut", ruledOut);

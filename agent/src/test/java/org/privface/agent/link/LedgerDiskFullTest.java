@@ -58,30 +58,23 @@ class LedgerDiskFullTest {
             // file would both grant the charge and destroy the spend written before.
             disk.free(1);
             assertEquals(Optional.empty(), l.charge(a, budget, t.plusSeconds(2)), "half a record is no record: refused");
-            assertEquals(1, spendOnDisk(persons, a, t), "the earlier charge is intact on disk");
+            assertEquals(1, spendOnDisk(persons, t, budget), "the earlier charge is intact on disk");
             assertEquals(List.of(), leftovers(persons), "no half-written temporary file is left to take the space");
+            assertEquals(3, l.stats(t).unrecorded(), "each refusal is counted as unrecorded");
 
             disk.free(Integer.MAX_VALUE);
             PersonLedger.Charge c = l.charge(a, budget, t.plusSeconds(3)).orElseThrow(() -> new AssertionError(
                     "space is back: charging resumes"));
             assertEquals(2 * budget.unitsPerRelease(), c.epsilonSpentInWindow(), 1e-12);
             assertTrue(l.link("cam-2", PersonLedgerTest.face(60, 61, 0), t.plusSeconds(4)).isPresent());
-            assertEquals(2, spendOnDisk(persons, a, t));
+            assertEquals(2, spendOnDisk(persons, t, budget));
         }
     }
 
-    /** Releases of the person that a restart would read back. */
-    private static int spendOnDisk(Path persons, String id, Instant now) throws Exception {
+    /** The ε a restart reads back for the person (the only one with a charge), in releases of {@code budget}. */
+    private static long spendOnDisk(Path persons, Instant now, TrackBudget budget) throws Exception {
         PersonLedger again = PersonLedger.open(persons, 0.5, WINDOW, now);
-        assertTrue(again.persons() >= 1);
-        TrackBudget once = new TrackBudget(BudgetPolicy.maxK(4), 2.0, WINDOW);
-        int room = 0;
-        while (again.hasRoom(id, once, now) && room < 10) {
-            again.charge(id, once, now);
-            room++;
-        }
-        again.expire(now); // nothing to wipe: the windows are live
-        return 4 - room;
+        return Math.round(again.stats(now).maxPersonEpsilon() / budget.unitsPerRelease());
     }
 
     private static List<Path> leftovers(Path persons) throws Exception {
