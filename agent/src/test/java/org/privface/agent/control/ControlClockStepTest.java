@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.KeyPair;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Map;
 
 import io.micronaut.serde.ObjectMapper;
@@ -18,6 +15,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.privface.agent.AgentSettings;
+import org.privface.agent.track.SteppedClock;
 import org.privface.wire.control.SignedControl;
 
 /**
@@ -29,26 +27,6 @@ class ControlClockStepTest {
     static final String SITE = "clock-step";
     static final KeyPair CONSOLE = SignedControl.generate();
     static final Instant T0 = Instant.parse("2026-06-01T08:00:00Z");
-
-    /** A clock NTP can step. */
-    static final class SteppedClock extends Clock {
-        Instant now = T0;
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-    }
 
     record Signed(RecordHeaders headers, byte[] body) {
     }
@@ -70,7 +48,7 @@ class ControlClockStepTest {
     void theDefaultBoundsAcceptAFreshRecordAfterAStepEitherWayAndStillRefuseReplays(@TempDir Path dir) {
         AgentSettings.Control defaults = new AgentSettings.Control();
         for (Duration step : new Duration[] {Duration.ofMinutes(10), Duration.ofMinutes(-10)}) {
-            SteppedClock gateway = new SteppedClock();
+            SteppedClock gateway = new SteppedClock(T0);
             ControlSignatures s = new ControlSignatures(SITE, Map.of("console", CONSOLE.getPublic()),
                     defaults.getMaxRecordAge(), defaults.getMaxClockSkew(), gateway, dir.resolve("step" + step.toMinutes()),
                     ObjectMapper.getDefault());
@@ -79,7 +57,7 @@ class ControlClockStepTest {
             assertEquals(ControlSignatures.Kind.APPLY, judge(s, before));
 
             console = console.plusSeconds(60);
-            gateway.now = gateway.now.plusSeconds(60).plus(step);
+            gateway.step(Duration.ofSeconds(60).plus(step));
             Signed fresh = signed(console.toEpochMilli(), "{\"epsilon\": 8}");
             assertEquals(ControlSignatures.Kind.APPLY, judge(s, fresh), "a record issued just now, gateway stepped " + step);
             assertEquals(ControlSignatures.Kind.REFUSE, judge(s, fresh), "its replay, after a step of " + step);
@@ -93,7 +71,7 @@ class ControlClockStepTest {
     @Test
     void theBoundsStillRefuseAStaleRecordAndOneFarAhead(@TempDir Path dir) {
         AgentSettings.Control defaults = new AgentSettings.Control();
-        SteppedClock gateway = new SteppedClock();
+        SteppedClock gateway = new SteppedClock(T0);
         ControlSignatures s = new ControlSignatures(SITE, Map.of("console", CONSOLE.getPublic()), defaults.getMaxRecordAge(),
                 defaults.getMaxClockSkew(), gateway, dir, ObjectMapper.getDefault());
         Instant now = gateway.instant();

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -31,31 +29,15 @@ class ClockStepTest {
     /** A machine's two clocks: the wall clock, which NTP may step, and the monotonic nanoseconds, which it does not. */
     static final class Machine {
         long nanos = 987_654_321L;
-        Instant wall = T0;
-        final Clock wallClock = new Clock() {
-            @Override
-            public Instant instant() {
-                return wall;
-            }
-
-            @Override
-            public ZoneId getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(ZoneId zone) {
-                return this;
-            }
-        };
+        final SteppedClock wallClock = new SteppedClock(T0);
 
         void run(Duration d) {
             nanos += d.toNanos();
-            wall = wall.plus(d);
+            wallClock.step(d);
         }
 
         void step(Duration d) {
-            wall = wall.plus(d);
+            wallClock.step(d);
         }
     }
 
