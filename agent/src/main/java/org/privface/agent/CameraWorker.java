@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.opencv.core.Mat;
 import org.privface.agent.capture.Frame;
+import org.privface.agent.capture.SteadyClock;
 import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.LabelledFace;
@@ -31,7 +32,6 @@ import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.publish.Uplink;
 import org.privface.agent.track.Box;
 import org.privface.agent.track.IouTracker;
-import org.privface.agent.track.SteadyClock;
 import org.privface.agent.track.TrackBudget;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.TrackRelease;
@@ -128,8 +128,6 @@ final class CameraWorker {
     }
 
     void accept(Frame frame) {
-        // Windows, idleness and links on the steady clock: a step of the wall clock moves none of them.
-        Instant now = SteadyClock.system().instant();
         frames.incrementAndGet();
         framesCounter.increment();
         PolicyStore.Versioned v = policies.current();
@@ -149,7 +147,7 @@ final class CameraWorker {
         Mat grey = pixels || !detector.readsColour() ? FaceCrops.grey(frame.image()) : null;
         try {
             List<DetectedFace> found = detector.detect(detector.readsColour() ? frame.image() : grey);
-            List<IouTracker.Tracked> tracked = track(found, frame, now);
+            List<IouTracker.Tracked> tracked = track(found, frame);
             int labelled = LabelledFace.index(found.stream().map(DetectedFace::box).toList(), frame.image().cols(),
                     frame.image().rows());
             for (int i = 0; i < found.size(); i++) {
@@ -187,16 +185,16 @@ final class CameraWorker {
                 // The person is linked before any grant, and must have room before the track asks.
                 Optional<GatewayLinking.Segment> segment = linking == null ? Optional.empty() : linking.personOf(camera,
                         t.trackId(), frame.image(), found.get(i), linking.network() == null ? embedding
-                                : FaceInput.embedding(frame.image(), found.get(i), this::linkEmbedder), now);
+                                : FaceInput.embedding(frame.image(), found.get(i), this::linkEmbedder), frame.capturedAt());
                 Optional<String> person = segment.map(GatewayLinking.Segment::personId);
                 // A track linking split keeps its paid part on its own id; the rest asks a fresh track allowance.
                 String budgetTrack = segment.map(GatewayLinking.Segment::budgetTrack).orElse(t.trackId());
                 boolean personRoom = linking == null
-                        || person.isPresent() && linking.ledger().hasRoom(person.get(), budget, now);
+                        || person.isPresent() && linking.ledger().hasRoom(person.get(), budget, frame.capturedAt());
                 Optional<TrackBudget.Grant> grant = state[0] == budgetVersion && personRoom
-                        ? budget.request(budgetTrack, t.framesSeen(), now) : Optional.empty();
+                        ? budget.request(budgetTrack, t.framesSeen(), frame.capturedAt()) : Optional.empty();
                 Optional<PersonLedger.Charge> charge = grant.isEmpty() || linking == null ? Optional.empty()
-                        : linking.ledger().charge(person.get(), budget, now);
+                        : linking.ledger().charge(person.get(), budget, frame.capturedAt());
                 if (grant.isPresent() && linking != null && charge.isEmpty()) {
                     // The track spent a grant it cannot release: it releases nothing more, so no later
                     // record of it carries a releaseIndex gap that only the person ledger explains.
@@ -257,7 +255,7 @@ final class CameraWorker {
             if (linking == null) {
                 budget.forget(id);
             } else {
-                linking.ended(camera, id, now).forEach(budget::forget);
+                linking.ended(camera, id, frame.capturedAt() == null ? SteadyClock.system().instant() : frame.capturedAt()).forEach(budget::forget);
             }
         }
     }
@@ -299,7 +297,7 @@ final class CameraWorker {
         return linkEmbedder;
     }
 
-    private List<IouTracker.Tracked> track(List<DetectedFace> faces, Frame frame, Instant now) {
+    private List<IouTracker.Tracked> track(List<DetectedFace> faces, Frame frame) {
         List<Box> b = new ArrayList<>(faces.size());
         for (DetectedFace f : faces) {
             b.add(new Box(f.box().x, f.box().y, f.box().width, f.box().height));
@@ -312,7 +310,7 @@ final class CameraWorker {
             }
             return out;
         }
-        return tracker.update(b, frame.sequence(), now);
+        return tracker.update(b, frame.sequence(), frame.capturedAt() == null ? SteadyClock.system().instant() : frame.capturedAt());
     }
 
     /**

@@ -19,7 +19,7 @@ import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
-import org.privface.agent.track.SteadyClock;
+import org.privface.agent.capture.SteadyClock;
 
 /**
  * Appearance linking on one gateway: gives each new track its person before any budget is asked

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
+import org.privface.agent.capture.SteadyClock;
 import org.privface.agent.link.PersonLedger;
 
 /**

@@ -1,4 +1,4 @@
-package org.privface.agent.track;
+package org.privface.agent.capture;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -8,13 +8,14 @@ import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
- * The clock budget windows and track idleness are measured on: it reads the wall clock once, when
- * it starts, and from then on advances by the monotonic {@link System#nanoTime}, which NTP slews
- * but never steps. So a step of the system clock (±10 min when NTP corrects it) neither ends a
- * window early, which would grant a fresh allowance within the real window, nor keeps one open
- * longer (docs/reliability.md, "The clock steps by ten minutes"). Its instants are the wall clock's
- * at start plus the time elapsed since; persisted windows (the person ledger's) are written in
- * them, and a restart reads them against the wall clock again.
+ * The clock frames are stamped with, so the clock budget windows and track idleness are measured
+ * on: it reads the wall clock once, when it starts, and from then on advances by the monotonic
+ * {@link System#nanoTime}, which NTP slews but never steps. So a step of the system clock (±10 min
+ * when NTP corrects it) neither ends a window early, which would grant a fresh allowance within
+ * the real window, nor keeps one open longer (docs/reliability.md, "The clock steps by ten
+ * minutes"). Records carry these capture times; after a step they differ from the wall clock by
+ * the step until the agent restarts. The person ledger persists windows in them, and a restart
+ * reads those against the wall clock again.
  */
 public final class SteadyClock extends Clock {
     private static final SteadyClock SYSTEM = new SteadyClock(Clock.systemUTC(), System::nanoTime);
