@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
  * {@code AgentFaultsTest} mounts one over the spool), filled with one-page files until the kernel
  * answers ENOSPC. Mounting needs CAP_SYS_ADMIN; {@link #mount} says false where it is not allowed.
  */
-final class FullDisk implements AutoCloseable {
-    static final int PAGE = 4096;
+public final class FullDisk implements AutoCloseable {
+    public static final int PAGE = 4096;
     private final Path dir;
     private final List<Path> filler = new ArrayList<>();
 
@@ -25,7 +25,7 @@ final class FullDisk implements AutoCloseable {
     }
 
     /** A tmpfs of {@code bytes} over {@code dir}; null where mounting is not allowed here. */
-    static FullDisk mount(Path dir, long bytes) throws IOException, InterruptedException {
+    public static FullDisk mount(Path dir, long bytes) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + bytes + ",mode=0700", "tmpfs", dir.toString())
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes()).strip();
@@ -37,7 +37,7 @@ final class FullDisk implements AutoCloseable {
     }
 
     /** Writes one-page files until the file system refuses: afterwards not one byte fits. */
-    int fill() throws IOException {
+    public int fill() throws IOException {
         ByteBuffer page = ByteBuffer.allocate(PAGE);
         for (int i = 0; ; i++) {
             Path f = dir.resolve("filler-" + filler.size());
@@ -59,7 +59,7 @@ final class FullDisk implements AutoCloseable {
     }
 
     /** Frees {@code pages} filler pages (the newest first); all of them with {@link Integer#MAX_VALUE}. */
-    void free(int pages) throws IOException {
+    public void free(int pages) throws IOException {
         for (int i = 0; i < pages && !filler.isEmpty(); i++) {
             Files.deleteIfExists(filler.remove(filler.size() - 1));
         }
