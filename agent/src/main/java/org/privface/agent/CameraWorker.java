@@ -255,7 +255,8 @@ final class CameraWorker {
             if (linking == null) {
                 budget.forget(id);
             } else {
-                linking.ended(camera, id, frame.capturedAt() == null ? SteadyClock.system().instant() : frame.capturedAt()).forEach(budget::forget);
+                Instant at = frame.capturedAt() == null ? SteadyClock.system().instant() : frame.capturedAt();
+                linking.ended(camera, id, at).forEach(budget::forget);
             }
         }
     }

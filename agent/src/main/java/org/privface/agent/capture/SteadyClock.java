@@ -8,14 +8,14 @@ import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
- * The clock frames are stamped with, so the clock budget windows and track idleness are measured
- * on: it reads the wall clock once, when it starts, and from then on advances by the monotonic
- * {@link System#nanoTime}, which NTP slews but never steps. So a step of the system clock (±10 min
- * when NTP corrects it) neither ends a window early, which would grant a fresh allowance within
- * the real window, nor keeps one open longer (docs/reliability.md, "The clock steps by ten
- * minutes"). Records carry these capture times; after a step they differ from the wall clock by
- * the step until the agent restarts. The person ledger persists windows in them, and a restart
- * reads those against the wall clock again.
+ * The clock the frame sources stamp frames with, and so the clock budget windows and track
+ * idleness are measured on. It reads the wall clock once, when it starts, and from then on
+ * advances by the monotonic {@link System#nanoTime}, which NTP slews but never steps. So a step of
+ * the system clock (±10 min when NTP corrects it) neither ends a window early, which would grant
+ * a fresh allowance within the real window, nor keeps one open longer (docs/reliability.md, "The
+ * clock steps by ten minutes"). Records carry these capture times; after a step they differ from
+ * the wall clock by the step until the agent restarts. The person ledger persists windows in
+ * them, and a restart reads those against the wall clock again.
  */
 public final class SteadyClock extends Clock {
     private static final SteadyClock SYSTEM = new SteadyClock(Clock.systemUTC(), System::nanoTime);
