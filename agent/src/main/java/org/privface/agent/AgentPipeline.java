@@ -186,6 +186,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         LOG.info("appearance linking: {}", link.reason());
         state.register("linking", () -> link.on().map(GatewayLinking::report).orElseGet(() -> GatewayLinking.offReport(link.reason())));
         link.on().ifPresent(l -> state.registerLocal("linking", l::localReport));
+        link.on().ifPresent(l -> unrecorded("person", l.ledger(), p -> p.stats(java.time.Instant.now()).unrecorded()));
         for (Camera c : cameras()) {
             FaceFinder finder = detector(c.settings());
             // An image folder is unrelated stills, each its own appearance (docs/agent.md): not linked.
@@ -250,6 +251,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 ledger);
         enrollment = en;
         state.register("enrollment", en::report);
+        unrecorded("enrollment", en, e -> e.unrecorded.get());
         reenroll = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "agent-reenroll");
             t.setDaemon(true);
@@ -280,6 +282,14 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
         replayed.set(true);
         en.publish(policies.current().policy());
+    }
+
+    /** Counts, by ledger, the releases withheld because their charge could not be written (docs/reliability.md). */
+    private <T> void unrecorded(String ledger, T source, java.util.function.ToDoubleFunction<T> count) {
+        io.micrometer.core.instrument.FunctionCounter.builder("privface.agent.releases.withheld.unrecorded", source, count)
+                .tag("site", settings.getSiteId()).tag("ledger", ledger)
+                .description("releases withheld because the ledger could not record their charge (full or failing disk)")
+                .register(metrics);
     }
 
     /**

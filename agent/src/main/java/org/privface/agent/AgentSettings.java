@@ -355,8 +355,12 @@ public class AgentSettings {
         private Path keysFile;
         /** A signed record issued longer ago than this is refused as stale (docs/agent.md, "Replays"). */
         private java.time.Duration maxRecordAge = java.time.Duration.ofHours(24);
-        /** A signed record issued further than this ahead of the gateway's clock is refused. */
-        private java.time.Duration maxClockSkew = java.time.Duration.ofMinutes(5);
+        /**
+         * A signed record issued further than this ahead of the gateway's clock is refused. Wider than
+         * a 10-minute NTP step of either clock, so a fresh record still applies after one
+         * (docs/reliability.md, "The clock steps by ten minutes").
+         */
+        private java.time.Duration maxClockSkew = java.time.Duration.ofMinutes(15);
 
         public java.util.Map<String, String> getOperatorKeys() { return operatorKeys; }
         public void setOperatorKeys(java.util.Map<String, String> operatorKeys) { this.operatorKeys = operatorKeys; }

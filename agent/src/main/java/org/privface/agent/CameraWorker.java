@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.opencv.core.Mat;
 import org.privface.agent.capture.Frame;
+import org.privface.agent.capture.SteadyClock;
 import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.LabelledFace;
@@ -259,7 +260,8 @@ final class CameraWorker {
             if (linking == null) {
                 budget.forget(id);
             } else {
-                linking.ended(camera, id, frame.capturedAt() == null ? Instant.now() : frame.capturedAt()).forEach(budget::forget);
+                Instant at = frame.capturedAt() == null ? SteadyClock.system().instant() : frame.capturedAt();
+                linking.ended(camera, id, at).forEach(budget::forget);
             }
         }
     }
@@ -314,7 +316,7 @@ final class CameraWorker {
             }
             return out;
         }
-        return tracker.update(b, frame.sequence(), frame.capturedAt() == null ? Instant.now() : frame.capturedAt());
+        return tracker.update(b, frame.sequence(), frame.capturedAt() == null ? SteadyClock.system().instant() : frame.capturedAt());
     }
 
     /**

@@ -40,6 +40,8 @@ final class Enrollment {
     private final Map<String, String> hashes = new LinkedHashMap<>();
     final AtomicLong published = new AtomicLong();
     final AtomicLong refused = new AtomicLong();
+    /** Releases withheld because the ledger could not record their charge (a full or failing disk). */
+    final AtomicLong unrecorded = new AtomicLong();
 
     Enrollment(Path folder, int releasesPerImage, Mechanisms mechanisms, FacePublisher publisher, Uplink uplink,
                EnrollmentLedger ledger) {
@@ -73,7 +75,16 @@ final class Enrollment {
                 skipped++;
                 continue;
             }
-            EnrollmentLedger.Charge c = ledger.charge(hash, form, releasesPerImage - have, Instant.now());
+            EnrollmentLedger.Charge c;
+            try {
+                c = ledger.charge(hash, form, releasesPerImage - have, Instant.now());
+            } catch (java.io.UncheckedIOException e) {
+                // Not recorded, so not released; the next publication asks again.
+                unrecorded.addAndGet(releasesPerImage - have);
+                LOG.error("enrollment image {}: {} release(s) withheld, the ledger cannot record them: {}",
+                        faces.origins().get(i), releasesPerImage - have, e.getCause() == null ? e : e.getCause().toString());
+                continue;
+            }
             if (c.refused() > 0) {
                 refusedNow += c.refused();
                 LOG.warn("enrollment image {}: {} release(s) refused, its composed epsilon {} would pass the cap {}",
@@ -121,6 +132,7 @@ final class Enrollment {
         m.put("epsilonCap", s.cap());
         m.put("releasedThisRun", published.get());
         m.put("refusedThisRun", refused.get());
+        m.put("withheldUnrecordedThisRun", unrecorded.get());
         return m;
     }
 }

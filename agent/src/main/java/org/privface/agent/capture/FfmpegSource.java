@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -311,7 +310,7 @@ public final class FfmpegSource implements FrameSource {
                 continue;
             }
             long seq = sequence++;
-            return Optional.of(new Frame(bgr, seq, Instant.now(), name + "#" + seq));
+            return Optional.of(new Frame(bgr, seq, SteadyClock.system().instant(), name + "#" + seq));
         }
     }
 

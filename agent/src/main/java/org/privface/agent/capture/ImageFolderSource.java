@@ -2,7 +2,6 @@ package org.privface.agent.capture;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.Iterator;
 import java.util.Optional;
 
@@ -42,7 +41,7 @@ public final class ImageFolderSource implements FrameSource {
             String origin = root.relativize(p).toString();
             try {
                 Mat m = ImageDecoder.read(p);
-                return Optional.of(new Frame(m, sequence++, Instant.now(), origin));
+                return Optional.of(new Frame(m, sequence++, SteadyClock.system().instant(), origin));
             } catch (IOException | RuntimeException e) {
                 skipped++;
                 LOG.warn("skipping {}: {}", origin, e.getMessage());

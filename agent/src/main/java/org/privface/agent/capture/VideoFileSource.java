@@ -2,7 +2,6 @@ package org.privface.agent.capture;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.Optional;
 
 import org.opencv.core.Mat;
@@ -37,7 +36,7 @@ public final class VideoFileSource implements FrameSource {
             return Optional.empty();
         }
         long seq = sequence++;
-        return Optional.of(new Frame(m, seq, Instant.now(), name + "#" + seq));
+        return Optional.of(new Frame(m, seq, SteadyClock.system().instant(), name + "#" + seq));
     }
 
     @Override

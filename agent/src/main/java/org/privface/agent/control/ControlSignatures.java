@@ -188,27 +188,36 @@ public final class ControlSignatures {
         return new Verdict(Kind.APPLY, e, "");
     }
 
-    /** Records an {@link Kind#APPLY} verdict's key counter and signature on disk; call before applying the change. */
+    /**
+     * Records an {@link Kind#APPLY} verdict's key counter and signature on disk; call before applying the change.
+     *
+     * @throws UncheckedIOException when they cannot be written; nothing is recorded, and the record may be judged again
+     */
     public synchronized void accepted(Verdict v) {
         if (v.kind() != Kind.APPLY) {
             return;
         }
-        lastIssuedAt.put(v.envelope().keyId(), v.envelope().issuedAt());
+        Map<String, Long> next = new LinkedHashMap<>(lastIssuedAt);
+        next.put(v.envelope().keyId(), v.envelope().issuedAt());
+        // On disk first: a counter that could not be written is not advanced, so the record can be retried.
+        persist(next, v.envelope().signature());
+        lastIssuedAt.putAll(next);
         lastSignature = v.envelope().signature();
         // The record applied in this run is the one a restart applies again; none before it.
         reapplied = true;
-        persist();
     }
 
-    private void persist() {
+    private void persist(Map<String, Long> counters, byte[] signature) {
         Path tmp = stateFile.resolveSibling(STATE_FILE + ".tmp");
         try {
             Files.createDirectories(stateFile.getParent());
-            byte[] b = json.writeValueAsBytes(new State(new LinkedHashMap<>(lastIssuedAt),
-                    Base64.getEncoder().encodeToString(lastSignature)));
+            byte[] b = json.writeValueAsBytes(new State(counters, Base64.getEncoder().encodeToString(signature)));
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(ByteBuffer.wrap(b));
+                ByteBuffer buf = ByteBuffer.wrap(b);
+                while (buf.hasRemaining()) { // a filling disk may take part of a write
+                    ch.write(buf);
+                }
                 ch.force(true);
             }
             Files.move(tmp, stateFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

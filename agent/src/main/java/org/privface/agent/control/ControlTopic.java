@@ -45,6 +45,8 @@ public final class ControlTopic implements AutoCloseable {
     public static final String OPERATOR_HEADER = SignedControl.OPERATOR_HEADER;
     /** Largest control record read; a policy change is a few hundred bytes. */
     static final int MAX_CONTROL_BYTES = 4096;
+    /** How long a record that could not be recorded (a full disk) waits before it is judged again. */
+    static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
 
     private final GatewayState state;
     private final ControlSignatures signatures;
@@ -107,7 +109,18 @@ public final class ControlTopic implements AutoCloseable {
                 }
                 if (replayEnd >= 0) {
                     for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                        apply(r);
+                        try {
+                            apply(r);
+                        } catch (java.io.UncheckedIOException e) {
+                            // The key's counter or the audit could not be written (a full disk): nothing
+                            // changed. Judge the record again after a pause, rather than drop an
+                            // operator's instruction or stop following the topic.
+                            LOG.error("control topic {}: offset {} not applied yet, retrying in {}: {}", tp, r.offset(),
+                                    RETRY_PAUSE, e.getCause() == null ? e.toString() : e.getCause().toString());
+                            consumer.seek(tp, r.offset());
+                            Thread.sleep(RETRY_PAUSE.toMillis());
+                            break;
+                        }
                     }
                     caughtUp = caughtUp || consumer.position(tp) >= replayEnd;
                     if (caughtUp) {
@@ -121,6 +134,8 @@ public final class ControlTopic implements AutoCloseable {
             }
         } catch (WakeupException e) {
             // close() woke us up
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.error("control topic {} stopped: {}", tp, e.toString());
         }

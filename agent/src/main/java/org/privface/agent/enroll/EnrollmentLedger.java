@@ -114,6 +114,8 @@ public final class EnrollmentLedger {
     private final Path file;
     private final double cap;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
+    /** Bytes of whole lines in the file: where the next line goes, and where a failed append is cut back to. */
+    private long length;
 
     private EnrollmentLedger(Path file, double cap) {
         this.file = file;
@@ -148,6 +150,7 @@ public final class EnrollmentLedger {
                 ch.force(true);
             }
         }
+        l.length = text.substring(0, end).getBytes(StandardCharsets.UTF_8).length;
         List<String> lines = text.substring(0, end).lines().toList();
         if (lines.isEmpty() || !lines.get(0).equals(HEADER)) {
             throw damaged(file, 1, "not an enrollment ledger (unexpected first line); the file was left as it is");
@@ -280,13 +283,30 @@ public final class EnrollmentLedger {
         }
     }
 
+    /**
+     * Writes a whole line after the last whole line, or throws and grants nothing. A filling disk
+     * stores part of a write() and refuses the rest: the part is cut off again, here or, where that
+     * fails too, before the next append, so no line is ever written after a torn one.
+     */
     private void append(String line) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND)) {
-            ch.write(ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8)));
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            if (ch.size() > length) {
+                ch.truncate(length);
+            }
+            ByteBuffer b = ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8));
+            long at = length;
+            while (b.hasRemaining()) {
+                at += ch.write(b, at);
+            }
             ch.force(true);
+            length = at;
         } catch (IOException ex) {
-            throw new UncheckedIOException("cannot write the enrollment ledger " + file, ex);
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                ch.truncate(length);
+            } catch (IOException | RuntimeException again) {
+                ex.addSuppressed(again);
+            }
+            throw new UncheckedIOException("cannot write the enrollment ledger " + file + ": nothing is granted", ex);
         }
     }
 

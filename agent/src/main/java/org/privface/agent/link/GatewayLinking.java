@@ -19,6 +19,7 @@ import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
+import org.privface.agent.capture.SteadyClock;
 
 /**
  * Appearance linking on one gateway: gives each new track its person before any budget is asked
@@ -105,8 +106,8 @@ public final class GatewayLinking {
         this.ledger = ledger;
         this.minFaceSize = minFaceSize;
         this.minScore = minScore;
-        this.noised = new StatusCounts().count("appearances", () -> ledger.stats(Instant.now()).appearances())
-                .count("linkedAppearances", () -> ledger.stats(Instant.now()).linked());
+        this.noised = new StatusCounts().count("appearances", () -> ledger.stats(SteadyClock.system().instant()).appearances())
+                .count("linkedAppearances", () -> ledger.stats(SteadyClock.system().instant()).linked());
         this.facesToLink = facesToLink;
         this.recheckEvery = recheckEvery;
         this.disjointViews = disjointViews;
@@ -155,7 +156,7 @@ public final class GatewayLinking {
         if (!landmarks) {
             return new Decision(null, "the detector gives no landmarks, which alignment needs");
         }
-        PersonLedger l = PersonLedger.open(dir, rule.threshold(), rule.matches(), window, Instant.now());
+        PersonLedger l = PersonLedger.open(dir, rule.threshold(), rule.matches(), window, SteadyClock.system().instant());
         GatewayLinking g = new GatewayLinking(l, minFaceSize, minScore, rule.facesToLink(), rule.recheckEvery(),
                 rule.disjointViews());
         g.network = rule.network();
@@ -318,7 +319,7 @@ public final class GatewayLinking {
 
     /** The exact linking counters and the most any person spent: the authenticated REST status only. */
     public Map<String, Object> localReport() {
-        PersonLedger.Stats s = ledger.stats(Instant.now());
+        PersonLedger.Stats s = ledger.stats(SteadyClock.system().instant());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("appearances", s.appearances());
         m.put("linkedAppearances", s.linked());
@@ -326,6 +327,7 @@ public final class GatewayLinking {
         m.put("maxPersonEpsilon", s.maxPersonEpsilon());
         m.put("personCharges", s.charges());
         m.put("personRefusals", s.refusals());
+        m.put("personUnrecorded", s.unrecorded());
         synchronized (this) {
             m.put("splitTracks", splits);
             m.put("candidatesRuledOut", ruledOut);

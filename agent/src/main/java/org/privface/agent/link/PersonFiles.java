@@ -102,8 +102,16 @@ final class PersonFiles {
         Path tmp = dir.resolve(p.id + SUFFIX + TMP);
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.wrap(bytes.toByteArray()));
+            // One write() may store only part (a filling disk takes what fits): write until all is
+            // stored, or fail; a part renamed over the file would lose the person's earlier spend.
+            ByteBuffer b = ByteBuffer.wrap(bytes.toByteArray());
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
             ch.force(true);
+        } catch (IOException e) {
+            discard(tmp);
+            throw e;
         }
         // The file replaced keeps its old blocks until the file system reuses them; it held the same
         // person's embeddings, which the wipe at expiry does not reach either (see the class comment).
@@ -111,6 +119,19 @@ final class PersonFiles {
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    /** Wipes a temporary file a failed write left, so it neither holds embeddings nor takes the space. */
+    private static void discard(Path tmp) {
+        try {
+            wipeFile(tmp);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException again) {
+                // readAll wipes it at the next start
+            }
         }
     }
 

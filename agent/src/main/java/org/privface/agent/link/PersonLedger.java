@@ -64,9 +64,12 @@ public final class PersonLedger {
      * Counters since start and the state now.
      *
      * @param linked           appearances that joined an earlier person
+     * @param refusals         links and charges refused, {@code unrecorded} included
+     * @param unrecorded       links and charges refused because the ledger could not be written (a full or
+     *                         failing disk): their faces were withheld
      * @param maxPersonEpsilon the most ε any person has spent in its current window
      */
-    public record Stats(long appearances, long linked, long charges, long refusals, int persons,
+    public record Stats(long appearances, long linked, long charges, long refusals, long unrecorded, int persons,
                         double maxPersonEpsilon, double threshold) {
     }
 
@@ -116,6 +119,7 @@ public final class PersonLedger {
     private long linked;
     private long charges;
     private long refusals;
+    private long unrecorded;
 
     private PersonLedger(double threshold, int matches, Duration window, int maxPersons, PersonFiles files) {
         if (!(threshold > -1 && threshold < 1)) {
@@ -371,7 +375,7 @@ public final class PersonLedger {
                 max = Math.max(max, p.epsilon);
             }
         }
-        return new Stats(appearances, linked, charges, refusals, persons.size(), max, threshold);
+        return new Stats(appearances, linked, charges, refusals, unrecorded, persons.size(), max, threshold);
     }
 
     /** Persons held now (for tests and the status report). */
@@ -388,7 +392,9 @@ public final class PersonLedger {
             return true;
         } catch (IOException e) {
             // Without the record a restart would forget this person: refuse rather than release.
-            org.slf4j.LoggerFactory.getLogger(PersonLedger.class).error("person ledger not written: {}", e.toString());
+            unrecorded++;
+            org.slf4j.LoggerFactory.getLogger(PersonLedger.class).error("person ledger not written, the face is withheld: {}",
+                    e.toString());
             return false;
         }
     }

@@ -2,6 +2,7 @@ package org.privface.agent.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,6 +27,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.privface.agent.AgentSettings;
+import org.privface.agent.link.FullDisk;
 import org.privface.agent.policy.AuditLog;
 import org.privface.kafka.testkit.RealKafka;
 import org.privface.wire.KafkaClientProperties;
@@ -232,6 +234,34 @@ class ControlSignatureTest {
                 AuditLog.Entry e = gw.awaitAudit(again.get(name));
                 assertTrue(e.outcome().equals("REJECTED") && e.reason().startsWith("replayed"), name + ": " + e);
             }
+            assertEquals(8.0, gw.epsilon(8.0));
+        }
+    }
+
+    /**
+     * The data dir fills up (a tmpfs; docs/reliability.md, "The ledger's disk fills up"): a signed
+     * record whose counter cannot be written changes nothing, and once space returns it applies,
+     * and the gateway goes on following its topic.
+     */
+    @Test
+    void aFullDiskHoldsAChangeBackUntilItsCounterCanBeWrittenAndTheTopicIsStillFollowed(@TempDir Path dir)
+            throws Exception {
+        String site = "sig-full";
+        FullDisk disk = FullDisk.mount(dir, 64 * 1024);
+        assumeTrue(disk != null, "mounting a tmpfs is not allowed here (needs root or CAP_SYS_ADMIN): no full disk to test on");
+        try (disk; Gateway gw = Gateway.start(site, dir)) {
+            long now = System.currentTimeMillis();
+            String a = "{\"epsilon\": 4}";
+            String b = "{\"epsilon\": 8}";
+            disk.fill();
+            long offsetA = send(site, Map.of("a", Map.entry(a, signed(CONSOLE, "console", site, now - 1000, a)))).get("a");
+            Thread.sleep(3000); // three retries
+            assertEquals(16.0, gw.state.policies().current().policy().epsilon(), "nothing changes while the counter cannot be written");
+            disk.free(Integer.MAX_VALUE);
+            assertEquals("ACCEPTED", gw.awaitAudit(offsetA).outcome(), "space is back: the held record applies");
+            assertEquals(4.0, gw.epsilon(4.0));
+            long offsetB = send(site, Map.of("b", Map.entry(b, signed(CONSOLE, "console", site, now, b)))).get("b");
+            assertEquals("ACCEPTED", gw.awaitAudit(offsetB).outcome(), "the topic is still followed");
             assertEquals(8.0, gw.epsilon(8.0));
         }
     }
