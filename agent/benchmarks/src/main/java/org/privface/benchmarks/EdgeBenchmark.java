@@ -91,7 +91,10 @@ import org.privface.wire.topics.Topics;
  * real faces (lfw5 and ORL under {@code --datasets DIR}, default FACE_DATASETS), each detector's
  * speed and recall on them, the embedding's cost per face, and the pipeline with the embedding
  * against detection alone; {@code --no-deep} leaves it out, {@code --only-deep} runs nothing else,
- * {@code --only-embedding} (with {@code --only-deep}) only the embedding's cost per face.
+ * {@code --only-embedding} (with {@code --only-deep}) only the embedding's cost per face. Crowd scenes
+ * ({@code --crowd-scenes 20}, 0 for none: 10–20 faces each) run beside the 1–3-face ones in the pipeline
+ * and paced parts; {@code --only-paced} skips the detector table, the embedding's cost and the
+ * every-face pass, leaving the held scenes against detection alone and the paced runs with the broker.
  *
  * <p>Parts: {@link EdgeScenes} (the frames), {@link EdgePasses} and {@link EdgePipeline} (the timed
  * passes), {@link BrokerLatency} (the paced runs with the broker), {@link Host} (pinning and /proc
@@ -110,7 +113,7 @@ public final class EdgeBenchmark {
     record Options(Path root, int frames, int reps, int variantReps, double seconds, double fps, int agentCpu,
                    int brokerCpu, boolean broker, boolean variants, boolean pacedDefault, int pacedReps, int remedyWidth,
                    long seed, Path out, boolean deep, boolean onlyDeep, int deepFrames, Path datasets,
-                   boolean onlyEmbedding) {
+                   boolean onlyEmbedding, boolean onlyPaced, int crowdScenes) {
 
         static Options parse(String[] raw) {
             // Maven passes -Dedge.args="..." as one argument: split it like the evaluations do.
@@ -139,10 +142,11 @@ public final class EdgeBenchmark {
                     m.containsKey("out") ? Path.of(m.get("out")) : null, !m.containsKey("no-deep"), m.containsKey("only-deep"),
                     Integer.parseInt(m.getOrDefault("deep-frames", "100")),
                     m.containsKey("datasets") ? Path.of(m.get("datasets")) : FaceDatasets.root().orElse(null),
-                    m.containsKey("only-embedding"));
+                    m.containsKey("only-embedding"), m.containsKey("only-paced"),
+                    Integer.parseInt(m.getOrDefault("crowd-scenes", "20")));
             m.keySet().removeAll(List.of("root", "frames", "reps", "variant-reps", "seconds", "fps", "agent-cpu",
                     "broker-cpu", "no-broker", "no-variants", "no-paced-default", "paced-reps", "remedy-width", "seed", "out",
-                    "no-deep", "only-deep", "deep-frames", "datasets", "only-embedding"));
+                    "no-deep", "only-deep", "deep-frames", "datasets", "only-embedding", "only-paced", "crowd-scenes"));
             if (!m.isEmpty()) {
                 throw new IllegalArgumentException("unknown options " + m.keySet());
             }
