@@ -184,18 +184,10 @@ final class DeepStack {
         List<EdgeScenes.Scene> dwell = held(scenes.subList(0, Math.min(DWELL_SCENES, scenes.size())));
         List<EdgeScenes.Scene> crowdDwell = held(crowd);
         BudgetPolicy once = BudgetPolicy.parse(defaults.getBudget());
-        List<Double> heavyRatio = new ArrayList<>();
-        List<Double> heavyRatioCpu = new ArrayList<>();
-        List<Double> dwellRatio = new ArrayList<>();
-        List<Double> dwellRatioCpu = new ArrayList<>();
-        List<EdgePasses.Run> heavyA = new ArrayList<>();
-        List<EdgePasses.Run> heavyB = new ArrayList<>();
-        List<EdgePasses.Run> dwellA = new ArrayList<>();
-        List<EdgePasses.Run> dwellB = new ArrayList<>();
+        Versus heavyRuns = new Versus("every face released (" + heavy.spec() + ")");
+        Versus dwellRuns = new Versus("scenes held " + DWELL + " frames, budget " + once.spec());
+        Versus crowdRuns = new Versus("crowd scenes held " + DWELL + " frames, budget " + once.spec());
         List<String> counts = new ArrayList<>();
-        List<EdgePasses.Run> crowdA = new ArrayList<>();
-        List<EdgePasses.Run> crowdB = new ArrayList<>();
-        List<Double> crowdRatioCpu = new ArrayList<>();
         if (!crowd.isEmpty()) {
             EdgePasses.Accuracy ca = EdgePasses.accuracy(crowd, detectOnly);
             report.line("");
@@ -204,68 +196,28 @@ final class DeepStack {
         }
         try (FacePublisher publisher = new FacePublisher("127.0.0.1:9", EdgeBenchmark.SITE, new java.util.Properties())) {
             for (int r = 0; r < opt.reps(); r++) {
+                List<String> c = r == 0 ? counts : new ArrayList<>();
                 if (!crowdDwell.isEmpty()) {
-                    EdgePasses.Run ca = EdgePasses.detectPass(crowdDwell, detectOnly);
-                    EdgePasses.PipelineRun cb = EdgePasses.pipelinePass(crowdDwell, withEmbedding, mechanism, once, defaults,
-                            publisher, work);
-                    crowdA.add(ca);
-                    crowdB.add(cb.run());
-                    crowdRatioCpu.add(cb.run().cpuFps() / ca.cpuFps());
-                    if (r == 0) {
-                        counts.add("crowds held " + DWELL + " frames, budget " + once.spec() + ": " + cb.counts());
-                    }
+                    crowdRuns.pass(crowdDwell, detectOnly, withEmbedding, mechanism, once, defaults, publisher, work, c);
                 }
                 // Every face released in every frame: the heaviest load (not with --only-paced).
                 if (!opt.onlyPaced()) {
-                    EdgePasses.Run a = EdgePasses.detectPass(scenes, detectOnly);
-                    EdgePasses.PipelineRun b = EdgePasses.pipelinePass(scenes, withEmbedding, mechanism, heavy, defaults,
-                            publisher, work);
-                    heavyA.add(a);
-                    heavyB.add(b.run());
-                    heavyRatio.add(b.run().fps() / a.fps());
-                    heavyRatioCpu.add(b.run().cpuFps() / a.cpuFps());
-                    if (r == 0) {
-                        counts.add("every face released (" + heavy.spec() + "): " + b.counts());
-                    }
+                    heavyRuns.pass(scenes, detectOnly, withEmbedding, mechanism, heavy, defaults, publisher, work, c);
                 }
-                EdgePasses.Run a2 = EdgePasses.detectPass(dwell, detectOnly);
-                EdgePasses.PipelineRun b2 = EdgePasses.pipelinePass(dwell, withEmbedding, mechanism, once, defaults,
-                        publisher, work);
-                dwellA.add(a2);
-                dwellB.add(b2.run());
-                dwellRatio.add(b2.run().fps() / a2.fps());
-                dwellRatioCpu.add(b2.run().cpuFps() / a2.cpuFps());
-                if (r == 0) {
-                    counts.add("held " + DWELL + " frames, budget " + once.spec() + ": " + b2.counts());
-                }
-                System.out.printf(Locale.ROOT, "  deep rep %d: dwell: detect %.1f fps, pipeline %.1f (wall)%n",
-                        r + 1, a2.fps(), b2.run().fps());
+                dwellRuns.pass(dwell, detectOnly, withEmbedding, mechanism, once, defaults, publisher, work, c);
+                System.out.printf(Locale.ROOT, "  deep rep %d done (load %s)%n", r + 1, Host.loadAverage());
             }
         }
         report.line("");
         report.line("| what | frames/s (wall) | frames per CPU-second | ms per frame (wall) |");
         report.line("|---|---|---|---|");
-        if (!heavyA.isEmpty()) {
-            Report.row(report, "a. " + deepName + " detection only", heavyA);
-            Report.row(report, "b. pipeline with the embedding, every face released (" + heavy.spec() + ")", heavyB);
-        }
-        Report.row(report, "a. " + deepName + " detection only, scenes held " + DWELL + " frames", dwellA);
-        Report.row(report, "b. pipeline with the embedding, scenes held " + DWELL + " frames, budget " + once.spec(), dwellB);
-        if (!crowdA.isEmpty()) {
-            Report.row(report, "a. " + deepName + " detection only, crowd scenes held " + DWELL + " frames", crowdA);
-            Report.row(report, "b. pipeline with the embedding, crowd scenes held " + DWELL + " frames, budget " + once.spec(), crowdB);
+        for (Versus v : List.of(heavyRuns, dwellRuns, crowdRuns)) {
+            v.rows(report, deepName);
         }
         report.line("");
-        if (!heavyRatio.isEmpty()) {
-            report.line(String.format(Locale.ROOT, "- b / a, every face released: %s (wall), %s (CPU time)",
-                    Report.meanSd(heavyRatio, 3), Report.meanSd(heavyRatioCpu, 3)));
+        for (Versus v : List.of(heavyRuns, dwellRuns, crowdRuns)) {
+            v.ratio(report);
         }
-        if (!crowdRatioCpu.isEmpty()) {
-            report.line(String.format(Locale.ROOT, "- b / a, crowds held %d frames under %s: %s (CPU time)", DWELL, once.spec(),
-                    Report.meanSd(crowdRatioCpu, 3)));
-        }
-        report.line(String.format(Locale.ROOT, "- b / a, held %d frames under %s: %s (wall), %s (CPU time)", DWELL, once.spec(),
-                Report.meanSd(dwellRatio, 3), Report.meanSd(dwellRatioCpu, 3)));
         counts.forEach(c -> report.line("- pipeline, one pass, " + c));
 
         // The shipped default end to end at camera rate: the held scenes, budget once, through the uplink to the broker.
@@ -297,6 +249,45 @@ final class DeepStack {
         }
         scenes.forEach(s -> s.bgr().release());
         crowd.forEach(s -> s.bgr().release());
+    }
+
+    /** Detection alone and then the pipeline on the same frames, each pipeline run divided by the detection run before it. */
+    private static final class Versus {
+        private final String what;
+        private final List<EdgePasses.Run> a = new ArrayList<>();
+        private final List<EdgePasses.Run> b = new ArrayList<>();
+        private final List<Double> wall = new ArrayList<>();
+        private final List<Double> cpu = new ArrayList<>();
+
+        Versus(String what) {
+            this.what = what;
+        }
+
+        void pass(List<EdgeScenes.Scene> frames, EdgePasses.Config detectOnly, EdgePasses.Config withEmbedding,
+                  PeepMechanism mechanism, BudgetPolicy budget, AgentSettings defaults, FacePublisher publisher, Path work,
+                  List<String> counts) throws IOException {
+            EdgePasses.Run da = EdgePasses.detectPass(frames, detectOnly);
+            EdgePasses.PipelineRun pb = EdgePasses.pipelinePass(frames, withEmbedding, mechanism, budget, defaults, publisher, work);
+            a.add(da);
+            b.add(pb.run());
+            wall.add(pb.run().fps() / da.fps());
+            cpu.add(pb.run().cpuFps() / da.cpuFps());
+            counts.add(what + ": " + pb.counts());
+        }
+
+        void rows(Report report, String deepName) {
+            if (!a.isEmpty()) {
+                Report.row(report, "a. " + deepName + " detection only, " + what.replaceFirst(", budget.*", ""), a);
+                Report.row(report, "b. pipeline with the embedding, " + what, b);
+            }
+        }
+
+        void ratio(Report report) {
+            if (!a.isEmpty()) {
+                report.line(String.format(Locale.ROOT, "- b / a, %s: %s (wall), %s (CPU time)", what, Report.meanSd(wall, 3),
+                        Report.meanSd(cpu, 3)));
+            }
+        }
     }
 
     /** Each scene repeated {@value #DWELL} times: one second in view at 25 frames/s. */
