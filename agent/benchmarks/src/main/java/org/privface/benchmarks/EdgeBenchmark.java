@@ -33,6 +33,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.opencv.core.Core;
 import org.privface.agent.AgentSettings;
+import org.privface.agent.policy.Mechanism;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
@@ -225,11 +226,13 @@ public final class EdgeBenchmark {
         double epsilonPerRelease = budgetPolicy.epsilonPerRelease(defaults.getEpsilon());
         EigenBasis basis = EigenBasis.fit(FaceDatasets.detected(synthetic.resolve("enroll"), defaultDetector(defaults),
                 FaceCrops.Shape.PEEP).faces(), defaults.getComponents(), FaceCrops.WIDTH, FaceCrops.HEIGHT);
-        PeepMechanism mechanism = new PeepMechanism(basis, SensitivityMode.fromWireName(defaults.getSensitivityMode()),
+        // The shipped default mode (sign-cap) is the EMBEDDING mechanism's; PEEP on the crop keeps its own, l1-clip.
+        String peepMode = defaults.defaultPolicy().mechanism() == Mechanism.PEEP ? defaults.getSensitivityMode() : "l1-clip";
+        PeepMechanism mechanism = new PeepMechanism(basis, SensitivityMode.fromWireName(peepMode),
                 epsilonPerRelease, new SecureLaplace());
         report.line(String.format(Locale.ROOT, "- release path: PEEP %s, nc %d (agent defaults); budget %s, so every face"
                         + " is released; spool %d MiB %s, fsync every %d appends",
-                defaults.getSensitivityMode(), basis.dimension(), budgetPolicy.spec(),
+                peepMode, basis.dimension(), budgetPolicy.spec(),
                 defaults.getSpool().getMaxBytes() >> 20, defaults.getSpool().getDropPolicy(), DiskSpool.DEFAULT_SYNC_EVERY_APPENDS));
         if (opt.onlyDeep()) {
             DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work, kafka);
