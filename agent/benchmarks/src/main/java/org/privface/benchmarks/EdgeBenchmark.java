@@ -71,8 +71,9 @@ import org.privface.wire.topics.Topics;
  * of a release does not depend on ε.)
  *
  * <p>One core: the harness pins its own JVM (all threads: GC, JIT, the uplink's sender and the
- * Kafka producer's I/O thread) to one CPU with {@code taskset} and the broker to another, and the
- * pipeline runs on the main thread. Start the JVM with {@code -XX:ActiveProcessorCount=1} so it
+ * Kafka producer's I/O thread) to one CPU with {@code taskset} and the broker to another. The
+ * unpaced passes run the pipeline on the main thread; the paced ones hand frames to it as the agent
+ * does, through {@code CameraSupervisor}'s one-frame slot, so frames it has no time for are dropped. Start the JVM with {@code -XX:ActiveProcessorCount=1} so it
  * sizes itself as on a one-core gateway. Work is timed in wall time and in the process's CPU time;
  * on a shared machine the second is the better estimate of what a dedicated core would do, and the
  * share of the CPU that other processes took is reported from /proc/stat. Repetitions interleave the

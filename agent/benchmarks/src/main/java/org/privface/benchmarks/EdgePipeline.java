@@ -61,6 +61,7 @@ final class EdgePipeline {
     private long unfit;
     private long released;
     private long withheld;
+    private long untracked;
     private long dropped;
 
     private long embedded;
@@ -101,6 +102,7 @@ final class EdgePipeline {
                 faces++;
                 if (t.untracked()) { // the tracker is full, as CameraWorker withholds it
                     withheld++;
+                    untracked++;
                     continue;
                 }
                 Optional<TrackBudget.Grant> grant = budget.request(t.trackId(), t.framesSeen(), capturedAt);
@@ -139,18 +141,19 @@ final class EdgePipeline {
     }
 
     PipelineCounts counts() {
-        return new PipelineCounts(frames, faces, unfit, released, withheld, dropped);
+        return new PipelineCounts(frames, faces, unfit, released, withheld, untracked, dropped);
     }
 
     long embedded() {
         return embedded;
     }
 
-    record PipelineCounts(long frames, long faces, long unfit, long released, long withheld, long spoolDropped) {
+    record PipelineCounts(long frames, long faces, long unfit, long released, long withheld, long untracked, long spoolDropped) {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "%d frames, %d faces cropped, %d boxes too near the edge to crop, %d released,"
-                    + " %d withheld by the budget, %d dropped by the spool", frames, faces, unfit, released, withheld, spoolDropped);
+                    + " %d withheld (%d of them because the tracker was full), %d dropped by the spool", frames, faces, unfit, released,
+                    withheld, untracked, spoolDropped);
         }
     }
 }
