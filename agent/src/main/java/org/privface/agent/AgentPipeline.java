@@ -202,6 +202,10 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             CameraSupervisor s = new CameraSupervisor(c.name(), () -> FrameSource.open(c.uri()), c.live(),
                     CameraSupervisor.Settings.defaults(), w::accept);
             supervisors.add(s);
+            // A live camera's frames the pipeline was too slow for (CameraSupervisor's one-frame slot).
+            io.micrometer.core.instrument.FunctionCounter.builder("privface.agent.frames.dropped", s, x -> x.status().dropped())
+                    .tag("site", settings.getSiteId()).tag("camera", c.name())
+                    .description("live frames dropped unprocessed because the pipeline was still busy").register(metrics);
         }
         state.register("cameras", () -> {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -212,6 +216,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 c.put("since", st.since().toString());
                 c.put("lastFrameAt", st.lastFrameAt() == null ? "" : st.lastFrameAt().toString());
                 c.put("reconnects", st.reconnects());
+                c.put("framesDropped", st.dropped());
                 c.put("lastError", st.lastError() == null ? "" : st.lastError());
                 c.putAll(workers.get(st.camera()).report());
                 m.put(st.camera(), c);

@@ -7,6 +7,7 @@ import static org.privface.benchmarks.Host.processCpuNanos;
 import static org.privface.benchmarks.Host.status;
 import static org.privface.benchmarks.Report.meanSd;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +18,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 import io.micrometer.core.instrument.Meter;
@@ -27,6 +30,9 @@ import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.distribution.pause.PauseDetector;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.privface.agent.AgentSettings;
+import org.privface.agent.capture.CameraSupervisor;
+import org.privface.agent.capture.Frame;
+import org.privface.agent.capture.FrameSource;
 import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.publish.Uplink;
@@ -48,7 +54,7 @@ record BrokerLatency(Options opt, KafkaServerProcess kafka, List<Scene> scenes, 
     static final String LATENCY_TIMER = "privface.agent.publish.latency";
 
     /** {@code cpuMsPerFrame}: the whole JVM's CPU time (uplink, producer, GC included) per processed frame. */
-    record Paced(long due, long processed, long released, long acked, double p50, double p99, double max,
+    record Paced(long due, long processed, long dropped, long released, long acked, double p50, double p99, double max,
                  double microP50, double microP99, double maxLateMs, double busy, double cpuMsPerFrame, double others,
                  long rssMax, long brokerRssMax, List<Long> latencies) {
     }
@@ -106,15 +112,16 @@ record BrokerLatency(Options opt, KafkaServerProcess kafka, List<Scene> scenes, 
 
     /** The paced runs' table (one row per configuration, mean ± sd over its runs) and notes. */
     static void table(Report report, Map<Config, List<Paced>> pacedRuns) {
-        report.line("| detector | frames processed / due | records acked | p50 ms | p99 ms | p99 pooled | max ms | JVM CPU ms per frame | others on the CPU | agent VmRSS max MiB | broker VmRSS max MiB |");
-        report.line("|---|---|---|---|---|---|---|---|---|---|---|");
+        report.line("| detector | frames processed / due | frames dropped | records acked | p50 ms | p99 ms | p99 pooled | max ms | JVM CPU ms per frame | others on the CPU | agent VmRSS max MiB | broker VmRSS max MiB |");
+        report.line("|---|---|---|---|---|---|---|---|---|---|---|---|");
         List<String> notes = new ArrayList<>();
         pacedRuns.forEach((c, ps) -> {
             List<Long> pooled = new ArrayList<>();
             ps.forEach(p -> pooled.addAll(p.latencies()));
             Collections.sort(pooled);
-            report.line(String.format(Locale.ROOT, "| %s | %s | %d / %d | %s | %s | %.0f | %s | %s | %s | %.0f | %.0f |", c.name(),
+            report.line(String.format(Locale.ROOT, "| %s | %s | %s | %d / %d | %s | %s | %.0f | %s | %s | %s | %.0f | %.0f |", c.name(),
                     ps.stream().map(p -> p.processed() + "/" + p.due()).reduce((x, y) -> x + ", " + y).orElse(""),
+                    ps.stream().map(p -> Long.toString(p.dropped())).reduce((x, y) -> x + ", " + y).orElse(""),
                     ps.stream().mapToLong(Paced::acked).sum(), ps.stream().mapToLong(Paced::released).sum(),
                     meanSd(ps.stream().map(Paced::p50).toList(), 0), meanSd(ps.stream().map(Paced::p99).toList(), 0),
                     rank(pooled, 0.99) / 1000.0, meanSd(ps.stream().map(Paced::max).toList(), 0),
@@ -153,35 +160,46 @@ record BrokerLatency(Options opt, KafkaServerProcess kafka, List<Scene> scenes, 
             long due = Math.round(seconds * fps);
             long startWall = System.currentTimeMillis() + 100;
             long start = System.nanoTime() + 100_000_000L;
-            long end = start + due * period;
-            long busy = 0;
-            long maxLate = 0;
-            long rssMax = 0;
-            long brokerRssMax = 0;
+            long[] busy = {0};
+            long[] maxLate = {0};
+            long[] rssMax = {0};
+            long[] brokerRssMax = {0};
             long cpu0 = processCpuNanos();
             CpuShare share = CpuShare.start(cpuId);
-            long processed = 0;
-            for (long i = 0; i < due; i++) {
-                long at = start + i * period;
-                long now;
-                while ((now = System.nanoTime()) < at) {
-                    LockSupport.parkNanos(at - now);
+            // The agent's own frame hand-off: a live camera's thread reads, the pipeline takes the newest frame,
+            // and a frame it had no time for is dropped and counted (CameraSupervisor).
+            PacedCamera camera = new PacedCamera(scenes, start, startWall, period, due);
+            AtomicBoolean opened = new AtomicBoolean();
+            CameraSupervisor cam = new CameraSupervisor(EdgeBenchmark.CAMERA, () -> {
+                if (!opened.compareAndSet(false, true)) {
+                    throw new IOException("the paced camera has ended");
                 }
-                if (now >= end) {
-                    break; // the time is up; frames still due count as not processed
-                }
-                maxLate = Math.max(maxLate, now - at);
+                return camera;
+            }, true, CameraSupervisor.Settings.defaults(), f -> {
+                long now = System.nanoTime();
                 // The camera captured this frame at its tick; any lag until here counts in the latency.
-                Instant captured = Instant.ofEpochMilli(startWall + (i * period) / 1_000_000L);
-                p.accept(scenes.get((int) (i % scenes.size())).bgr(), i + 1, captured);
-                processed++;
-                busy += System.nanoTime() - now;
-                if (i % Math.max(1, Math.round(fps)) == 0) {
-                    rssMax = Math.max(rssMax, status(self, "VmRSS"));
-                    brokerRssMax = Math.max(brokerRssMax, status(brokerPid, "VmRSS"));
+                maxLate[0] = Math.max(maxLate[0], now - (start + f.sequence() * period));
+                p.accept(f.image(), f.sequence() + 1, f.capturedAt());
+                busy[0] += System.nanoTime() - now;
+                if (f.sequence() % Math.max(1, Math.round(fps)) == 0) {
+                    rssMax[0] = Math.max(rssMax[0], status(self, "VmRSS"));
+                    brokerRssMax[0] = Math.max(brokerRssMax[0], status(brokerPid, "VmRSS"));
                 }
+            });
+            cam.start();
+            long giveUp = start + due * period + TimeUnit.SECONDS.toNanos(120);
+            CameraSupervisor.Status st;
+            while ((st = cam.status()).frames() + st.dropped() < due && System.nanoTime() < giveUp) {
+                Thread.sleep(20);
             }
-            long wall = Math.max(1, System.nanoTime() - start);
+            long end = System.nanoTime();
+            cam.stop();
+            if (!cam.awaitTermination(Duration.ofSeconds(10))) {
+                System.err.println("the paced camera's threads did not end");
+            }
+            st = cam.status();
+            long processed = st.frames();
+            long wall = Math.max(1, end - start);
             long cpu = processCpuNanos() - cpu0;
             CpuShare.Result contention = share.stop();
             if (!uplink.drain(Duration.ofSeconds(120))) {
@@ -206,12 +224,57 @@ record BrokerLatency(Options opt, KafkaServerProcess kafka, List<Scene> scenes, 
                     }
                 }
             }
-            return new Paced(due, processed, p.counts().released(), acked, rank(lat, 0.50) / 1000.0,
+            return new Paced(due, processed, st.dropped(), p.counts().released(), acked, rank(lat, 0.50) / 1000.0,
                     rank(lat, 0.99) / 1000.0, lat.isEmpty() ? Double.NaN : lat.get(lat.size() - 1) / 1000.0,
-                    microP50, microP99, maxLate / 1e6, busy / (double) wall, cpu / 1e6 / Math.max(1, processed), contention.others(), rssMax,
-                    brokerRssMax, lat);
+                    microP50, microP99, maxLate[0] / 1e6, busy[0] / (double) wall, cpu / 1e6 / Math.max(1, processed),
+                    contention.others(), rssMax[0], brokerRssMax[0], lat);
         } finally {
             deleteTree(dir);
+        }
+    }
+
+    /**
+     * A live camera at a fixed rate: frame i is captured at its tick (start + i × period), a copy of scene
+     * i mod n, as a camera's decoder hands a fresh buffer; after {@code due} frames the stream ends.
+     */
+    static final class PacedCamera implements FrameSource {
+        private final List<Scene> scenes;
+        private final long start;
+        private final long startWall;
+        private final long period;
+        private final long due;
+        private long next;
+
+        PacedCamera(List<Scene> scenes, long start, long startWall, long period, long due) {
+            this.scenes = scenes;
+            this.start = start;
+            this.startWall = startWall;
+            this.period = period;
+            this.due = due;
+        }
+
+        @Override
+        public Optional<Frame> next() {
+            if (next >= due) {
+                return Optional.empty();
+            }
+            long i = next++;
+            long at = start + i * period;
+            long now;
+            while ((now = System.nanoTime()) < at) {
+                LockSupport.parkNanos(at - now);
+            }
+            Instant captured = Instant.ofEpochMilli(startWall + (i * period) / 1_000_000L);
+            return Optional.of(new Frame(scenes.get((int) (i % scenes.size())).bgr().clone(), i, captured, "paced#" + i));
+        }
+
+        @Override
+        public long skipped() {
+            return 0;
+        }
+
+        @Override
+        public void close() {
         }
     }
 

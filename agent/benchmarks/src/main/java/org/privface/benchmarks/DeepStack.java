@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.IntSummaryStatistics;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -54,6 +55,9 @@ final class DeepStack {
     /** Frames a scene is held for in the dwell run: one second at 25 frames/s. */
     static final int DWELL = 25;
     static final int DWELL_SCENES = 20;
+    /** Faces in a crowd scene: at least, at most. */
+    static final int CROWD_MIN = 10;
+    static final int CROWD_MAX = 20;
 
     private DeepStack() {
     }
@@ -82,10 +86,17 @@ final class DeepStack {
         sources.addAll(lfw(data.resolve("lfw5"), 100));
         sources.addAll(orl(data.resolve("orl"), 100));
         List<EdgeScenes.Scene> scenes = scenes(sources, opt.deepFrames(), opt.seed());
+        List<EdgeScenes.Scene> crowd = crowdScenes(sources, opt.crowdScenes(), opt.seed());
         sources.forEach(s -> s.bgr().release());
         int faceCount = scenes.stream().mapToInt(s -> s.faces().size()).sum();
         report.line(String.format(Locale.ROOT, "- frames: %d × 640×480, %d real faces (%.2f per frame; 100 lfw5 and 100 ORL images,"
                 + " pasted 40–120 px wide), seed %d", scenes.size(), faceCount, faceCount / (double) scenes.size(), opt.seed()));
+        if (!crowd.isEmpty()) {
+            IntSummaryStatistics perCrowd = crowd.stream().mapToInt(s -> s.faces().size()).summaryStatistics();
+            report.line(String.format(Locale.ROOT, "- crowd frames: %d × 640×480, %d real faces (%d–%d per frame, mean %.1f;"
+                    + " the same images pasted 36–60 px wide)", crowd.size(), perCrowd.getSum(), perCrowd.getMin(), perCrowd.getMax(),
+                    perCrowd.getAverage()));
+        }
 
         int w = opt.remedyWidth();
         List<EdgePasses.Config> configs = new ArrayList<>();
@@ -107,7 +118,7 @@ final class DeepStack {
         }
         configs.add(new EdgePasses.Config("UltraFace + 68-point landmarks", UltraFaceDetector::fromPackage, 0));
 
-        if (opt.onlyEmbedding()) {
+        if (opt.onlyEmbedding() || opt.onlyPaced()) {
             configs.clear();
         }
         report.line("");
@@ -145,7 +156,7 @@ final class DeepStack {
                 faces.add(f);
             }
         }
-        for (String network : FaceEmbedders.NAMES) {
+        for (String network : opt.onlyPaced() ? List.<String>of() : FaceEmbedders.NAMES) {
             if (network.equals(FaceEmbedders.DLIB) && !FaceModels.hasFaceapi(FaceModels.DLIB_WEIGHTS)) {
                 report.line("");
                 report.line("Embedding dlib: skipped, its weights are not in " + FaceModels.faceapiDir());
@@ -170,58 +181,43 @@ final class DeepStack {
         EdgePasses.Config withEmbedding = new EdgePasses.Config(deepName + " + " + defaults.getEmbedder().getNetwork() + " embedding ("
                 + defaults.getEmbedder().getRuntime() + ")", deep, 0, defaults.getEmbedder()::create);
         EdgePasses.Config detectOnly = new EdgePasses.Config(deepName, deep, 0);
-        List<EdgeScenes.Scene> dwell = new ArrayList<>();
-        for (EdgeScenes.Scene s : scenes.subList(0, Math.min(DWELL_SCENES, scenes.size()))) {
-            for (int k = 0; k < DWELL; k++) {
-                dwell.add(s);
-            }
-        }
+        List<EdgeScenes.Scene> dwell = held(scenes.subList(0, Math.min(DWELL_SCENES, scenes.size())));
+        List<EdgeScenes.Scene> crowdDwell = held(crowd);
         BudgetPolicy once = BudgetPolicy.parse(defaults.getBudget());
-        List<Double> heavyRatio = new ArrayList<>();
-        List<Double> heavyRatioCpu = new ArrayList<>();
-        List<Double> dwellRatio = new ArrayList<>();
-        List<Double> dwellRatioCpu = new ArrayList<>();
-        List<EdgePasses.Run> heavyA = new ArrayList<>();
-        List<EdgePasses.Run> heavyB = new ArrayList<>();
-        List<EdgePasses.Run> dwellA = new ArrayList<>();
-        List<EdgePasses.Run> dwellB = new ArrayList<>();
+        Versus heavyRuns = new Versus("every face released (" + heavy.spec() + ")");
+        Versus dwellRuns = new Versus("scenes held " + DWELL + " frames, budget " + once.spec());
+        Versus crowdRuns = new Versus("crowd scenes held " + DWELL + " frames, budget " + once.spec());
         List<String> counts = new ArrayList<>();
+        if (!crowd.isEmpty()) {
+            EdgePasses.Accuracy ca = EdgePasses.accuracy(crowd, detectOnly);
+            report.line("");
+            report.line(String.format(Locale.ROOT, "- %s on the crowd frames: %d of %d faces found (%.1f%%), %d false detections",
+                    deepName, ca.found(), ca.faces(), 100.0 * ca.found() / ca.faces(), ca.falseDetections()));
+        }
         try (FacePublisher publisher = new FacePublisher("127.0.0.1:9", EdgeBenchmark.SITE, new java.util.Properties())) {
             for (int r = 0; r < opt.reps(); r++) {
-                EdgePasses.Run a = EdgePasses.detectPass(scenes, detectOnly);
-                EdgePasses.PipelineRun b = EdgePasses.pipelinePass(scenes, withEmbedding, mechanism, heavy, defaults,
-                        publisher, work);
-                EdgePasses.Run a2 = EdgePasses.detectPass(dwell, detectOnly);
-                EdgePasses.PipelineRun b2 = EdgePasses.pipelinePass(dwell, withEmbedding, mechanism, once, defaults,
-                        publisher, work);
-                heavyA.add(a);
-                heavyB.add(b.run());
-                dwellA.add(a2);
-                dwellB.add(b2.run());
-                heavyRatio.add(b.run().fps() / a.fps());
-                heavyRatioCpu.add(b.run().cpuFps() / a.cpuFps());
-                dwellRatio.add(b2.run().fps() / a2.fps());
-                dwellRatioCpu.add(b2.run().cpuFps() / a2.cpuFps());
-                if (r == 0) {
-                    counts.add("every face released (" + heavy.spec() + "): " + b.counts());
-                    counts.add("held " + DWELL + " frames, budget " + once.spec() + ": " + b2.counts());
+                List<String> c = r == 0 ? counts : new ArrayList<>();
+                if (!crowdDwell.isEmpty()) {
+                    crowdRuns.pass(crowdDwell, detectOnly, withEmbedding, mechanism, once, defaults, publisher, work, c);
                 }
-                System.out.printf(Locale.ROOT, "  deep rep %d: detect %.1f fps, pipeline %.1f; dwell: detect %.1f, pipeline %.1f%n",
-                        r + 1, a.fps(), b.run().fps(), a2.fps(), b2.run().fps());
+                // Every face released in every frame: the heaviest load (not with --only-paced).
+                if (!opt.onlyPaced()) {
+                    heavyRuns.pass(scenes, detectOnly, withEmbedding, mechanism, heavy, defaults, publisher, work, c);
+                }
+                dwellRuns.pass(dwell, detectOnly, withEmbedding, mechanism, once, defaults, publisher, work, c);
+                System.out.printf(Locale.ROOT, "  deep rep %d done (load %s)%n", r + 1, Host.loadAverage());
             }
         }
         report.line("");
         report.line("| what | frames/s (wall) | frames per CPU-second | ms per frame (wall) |");
         report.line("|---|---|---|---|");
-        Report.row(report, "a. " + deepName + " detection only", heavyA);
-        Report.row(report, "b. pipeline with the embedding, every face released (" + heavy.spec() + ")", heavyB);
-        Report.row(report, "a. " + deepName + " detection only, scenes held " + DWELL + " frames", dwellA);
-        Report.row(report, "b. pipeline with the embedding, scenes held " + DWELL + " frames, budget " + once.spec(), dwellB);
+        for (Versus v : List.of(heavyRuns, dwellRuns, crowdRuns)) {
+            v.rows(report, deepName);
+        }
         report.line("");
-        report.line(String.format(Locale.ROOT, "- b / a, every face released: %s (wall), %s (CPU time)",
-                Report.meanSd(heavyRatio, 3), Report.meanSd(heavyRatioCpu, 3)));
-        report.line(String.format(Locale.ROOT, "- b / a, held %d frames under %s: %s (wall), %s (CPU time)", DWELL, once.spec(),
-                Report.meanSd(dwellRatio, 3), Report.meanSd(dwellRatioCpu, 3)));
+        for (Versus v : List.of(heavyRuns, dwellRuns, crowdRuns)) {
+            v.ratio(report);
+        }
         counts.forEach(c -> report.line("- pipeline, one pass, " + c));
 
         // The shipped default end to end at camera rate: the held scenes, budget once, through the uplink to the broker.
@@ -232,17 +228,77 @@ final class DeepStack {
             report.line("");
             try (FacePublisher live = new FacePublisher(kafka.bootstrapServers(), EdgeBenchmark.SITE, new java.util.Properties())) {
                 BrokerLatency broker = new BrokerLatency(opt, kafka, dwell, mechanism, once, defaults, live, work);
-                List<BrokerLatency.Paced> paced = new ArrayList<>();
+                BrokerLatency crowdBroker = new BrokerLatency(opt, kafka, crowdDwell, mechanism, once, defaults, live, work);
+                EdgePasses.Config crowdConfig = new EdgePasses.Config(withEmbedding.name() + ", crowds of " + CROWD_MIN + "–" + CROWD_MAX,
+                        withEmbedding.factory(), withEmbedding.cvThreads(), withEmbedding.embedder());
+                Map<EdgePasses.Config, List<BrokerLatency.Paced>> paced = new LinkedHashMap<>();
                 for (int r = 0; r < opt.pacedReps(); r++) {
                     BrokerLatency.Paced p = broker.paced(withEmbedding);
-                    paced.add(p);
-                    System.out.printf(Locale.ROOT, "  deep paced: %d/%d frames, p50 %.0f ms, p99 %.0f ms%n", p.processed(), p.due(),
-                            p.p50(), p.p99());
+                    paced.computeIfAbsent(withEmbedding, k -> new ArrayList<>()).add(p);
+                    System.out.printf(Locale.ROOT, "  deep paced: %d/%d frames, %d dropped, p50 %.0f ms, p99 %.0f ms (load %s)%n",
+                            p.processed(), p.due(), p.dropped(), p.p50(), p.p99(), Host.loadAverage());
+                    if (!crowdDwell.isEmpty()) {
+                        BrokerLatency.Paced q = crowdBroker.paced(crowdConfig);
+                        paced.computeIfAbsent(crowdConfig, k -> new ArrayList<>()).add(q);
+                        System.out.printf(Locale.ROOT, "  crowd paced: %d/%d frames, %d dropped, p50 %.0f ms, p99 %.0f ms (load %s)%n",
+                                q.processed(), q.due(), q.dropped(), q.p50(), q.p99(), Host.loadAverage());
+                    }
                 }
-                BrokerLatency.table(report, Map.of(withEmbedding, paced));
+                BrokerLatency.table(report, paced);
             }
         }
         scenes.forEach(s -> s.bgr().release());
+        crowd.forEach(s -> s.bgr().release());
+    }
+
+    /** Detection alone and then the pipeline on the same frames, each pipeline run divided by the detection run before it. */
+    private static final class Versus {
+        private final String what;
+        private final List<EdgePasses.Run> a = new ArrayList<>();
+        private final List<EdgePasses.Run> b = new ArrayList<>();
+        private final List<Double> wall = new ArrayList<>();
+        private final List<Double> cpu = new ArrayList<>();
+
+        Versus(String what) {
+            this.what = what;
+        }
+
+        void pass(List<EdgeScenes.Scene> frames, EdgePasses.Config detectOnly, EdgePasses.Config withEmbedding,
+                  PeepMechanism mechanism, BudgetPolicy budget, AgentSettings defaults, FacePublisher publisher, Path work,
+                  List<String> counts) throws IOException {
+            EdgePasses.Run da = EdgePasses.detectPass(frames, detectOnly);
+            EdgePasses.PipelineRun pb = EdgePasses.pipelinePass(frames, withEmbedding, mechanism, budget, defaults, publisher, work);
+            a.add(da);
+            b.add(pb.run());
+            wall.add(pb.run().fps() / da.fps());
+            cpu.add(pb.run().cpuFps() / da.cpuFps());
+            counts.add(what + ": " + pb.counts());
+        }
+
+        void rows(Report report, String deepName) {
+            if (!a.isEmpty()) {
+                Report.row(report, "a. " + deepName + " detection only, " + what.replaceFirst(", budget.*", ""), a);
+                Report.row(report, "b. pipeline with the embedding, " + what, b);
+            }
+        }
+
+        void ratio(Report report) {
+            if (!a.isEmpty()) {
+                report.line(String.format(Locale.ROOT, "- b / a, %s: %s (wall), %s (CPU time)", what, Report.meanSd(wall, 3),
+                        Report.meanSd(cpu, 3)));
+            }
+        }
+    }
+
+    /** Each scene repeated {@value #DWELL} times: one second in view at 25 frames/s. */
+    private static List<EdgeScenes.Scene> held(List<EdgeScenes.Scene> scenes) {
+        List<EdgeScenes.Scene> out = new ArrayList<>();
+        for (EdgeScenes.Scene s : scenes) {
+            for (int k = 0; k < DWELL; k++) {
+                out.add(s);
+            }
+        }
+        return out;
     }
 
     /** lfw5 images cut to the face and its surroundings (rows 15–139, columns 25–124), fewer background faces. */
@@ -290,15 +346,30 @@ final class DeepStack {
         SplittableRandom r = new SplittableRandom(seed);
         List<EdgeScenes.Scene> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            out.add(EdgeScenes.compose(r, i, (px, patches) -> place(sources, r, px, patches)));
+            out.add(EdgeScenes.compose(r, i, (px, patches) -> place(sources, r, px, patches, 40, 120)));
         }
         return out;
     }
 
-    /** A whole face image, 40–120 px across its face box, untinted. */
-    private static EdgeScenes.Placed place(List<Source> sources, SplittableRandom r, byte[] px, List<Rect> patches) {
+    /**
+     * Crowd frames: 10–20 faces each (frame i asks for 10 + i % 11; as many as fit clear of each other in
+     * 500 tries), 36–60 px wide, as faces across a hall or a platform appear to one camera.
+     */
+    static List<EdgeScenes.Scene> crowdScenes(List<Source> sources, int n, long seed) {
+        SplittableRandom r = new SplittableRandom(seed ^ 0x5ca1ab1eL);
+        List<EdgeScenes.Scene> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(EdgeScenes.composeWith(r, CROWD_MIN + i % (CROWD_MAX - CROWD_MIN + 1),
+                    (px, patches) -> place(sources, r, px, patches, 36, 60)));
+        }
+        return out;
+    }
+
+    /** A whole face image, {@code min}–{@code max} px across its face box, untinted. */
+    private static EdgeScenes.Placed place(List<Source> sources, SplittableRandom r, byte[] px, List<Rect> patches,
+                                           int min, int max) {
         Source s = sources.get(r.nextInt(sources.size()));
-        double sc = (40 + r.nextInt(81)) / (double) s.face().width;
+        double sc = (min + r.nextInt(max - min + 1)) / (double) s.face().width;
         int pw = (int) Math.round(s.bgr().cols() * sc);
         int ph = (int) Math.round(s.bgr().rows() * sc);
         Rect dest = new Rect(r.nextInt(EdgeScenes.WIDTH - pw + 1), r.nextInt(EdgeScenes.HEIGHT - ph + 1), pw, ph);

@@ -33,6 +33,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.opencv.core.Core;
 import org.privface.agent.AgentSettings;
+import org.privface.agent.policy.Mechanism;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
@@ -70,8 +71,9 @@ import org.privface.wire.topics.Topics;
  * of a release does not depend on ε.)
  *
  * <p>One core: the harness pins its own JVM (all threads: GC, JIT, the uplink's sender and the
- * Kafka producer's I/O thread) to one CPU with {@code taskset} and the broker to another, and the
- * pipeline runs on the main thread. Start the JVM with {@code -XX:ActiveProcessorCount=1} so it
+ * Kafka producer's I/O thread) to one CPU with {@code taskset} and the broker to another. The
+ * unpaced passes run the pipeline on the main thread; the paced ones hand frames to it as the agent
+ * does, through {@code CameraSupervisor}'s one-frame slot, so frames it has no time for are dropped. Start the JVM with {@code -XX:ActiveProcessorCount=1} so it
  * sizes itself as on a one-core gateway. Work is timed in wall time and in the process's CPU time;
  * on a shared machine the second is the better estimate of what a dedicated core would do, and the
  * share of the CPU that other processes took is reported from /proc/stat. Repetitions interleave the
@@ -91,7 +93,10 @@ import org.privface.wire.topics.Topics;
  * real faces (lfw5 and ORL under {@code --datasets DIR}, default FACE_DATASETS), each detector's
  * speed and recall on them, the embedding's cost per face, and the pipeline with the embedding
  * against detection alone; {@code --no-deep} leaves it out, {@code --only-deep} runs nothing else,
- * {@code --only-embedding} (with {@code --only-deep}) only the embedding's cost per face.
+ * {@code --only-embedding} (with {@code --only-deep}) only the embedding's cost per face. Crowd scenes
+ * ({@code --crowd-scenes 20}, 0 for none: 10–20 faces each) run beside the 1–3-face ones in the pipeline
+ * and paced parts; {@code --only-paced} skips the detector table, the embedding's cost and the
+ * every-face pass, leaving the held scenes against detection alone and the paced runs with the broker.
  *
  * <p>Parts: {@link EdgeScenes} (the frames), {@link EdgePasses} and {@link EdgePipeline} (the timed
  * passes), {@link BrokerLatency} (the paced runs with the broker), {@link Host} (pinning and /proc
@@ -110,7 +115,7 @@ public final class EdgeBenchmark {
     record Options(Path root, int frames, int reps, int variantReps, double seconds, double fps, int agentCpu,
                    int brokerCpu, boolean broker, boolean variants, boolean pacedDefault, int pacedReps, int remedyWidth,
                    long seed, Path out, boolean deep, boolean onlyDeep, int deepFrames, Path datasets,
-                   boolean onlyEmbedding) {
+                   boolean onlyEmbedding, boolean onlyPaced, int crowdScenes) {
 
         static Options parse(String[] raw) {
             // Maven passes -Dedge.args="..." as one argument: split it like the evaluations do.
@@ -139,10 +144,11 @@ public final class EdgeBenchmark {
                     m.containsKey("out") ? Path.of(m.get("out")) : null, !m.containsKey("no-deep"), m.containsKey("only-deep"),
                     Integer.parseInt(m.getOrDefault("deep-frames", "100")),
                     m.containsKey("datasets") ? Path.of(m.get("datasets")) : FaceDatasets.root().orElse(null),
-                    m.containsKey("only-embedding"));
+                    m.containsKey("only-embedding"), m.containsKey("only-paced"),
+                    Integer.parseInt(m.getOrDefault("crowd-scenes", "20")));
             m.keySet().removeAll(List.of("root", "frames", "reps", "variant-reps", "seconds", "fps", "agent-cpu",
                     "broker-cpu", "no-broker", "no-variants", "no-paced-default", "paced-reps", "remedy-width", "seed", "out",
-                    "no-deep", "only-deep", "deep-frames", "datasets", "only-embedding"));
+                    "no-deep", "only-deep", "deep-frames", "datasets", "only-embedding", "only-paced", "crowd-scenes"));
             if (!m.isEmpty()) {
                 throw new IllegalArgumentException("unknown options " + m.keySet());
             }
@@ -221,11 +227,13 @@ public final class EdgeBenchmark {
         double epsilonPerRelease = budgetPolicy.epsilonPerRelease(defaults.getEpsilon());
         EigenBasis basis = EigenBasis.fit(FaceDatasets.detected(synthetic.resolve("enroll"), defaultDetector(defaults),
                 FaceCrops.Shape.PEEP).faces(), defaults.getComponents(), FaceCrops.WIDTH, FaceCrops.HEIGHT);
-        PeepMechanism mechanism = new PeepMechanism(basis, SensitivityMode.fromWireName(defaults.getSensitivityMode()),
+        // The shipped default mode (sign-cap) is the EMBEDDING mechanism's; PEEP on the crop keeps its own, l1-clip.
+        String peepMode = defaults.defaultPolicy().mechanism() == Mechanism.PEEP ? defaults.getSensitivityMode() : "l1-clip";
+        PeepMechanism mechanism = new PeepMechanism(basis, SensitivityMode.fromWireName(peepMode),
                 epsilonPerRelease, new SecureLaplace());
         report.line(String.format(Locale.ROOT, "- release path: PEEP %s, nc %d (agent defaults); budget %s, so every face"
                         + " is released; spool %d MiB %s, fsync every %d appends",
-                defaults.getSensitivityMode(), basis.dimension(), budgetPolicy.spec(),
+                peepMode, basis.dimension(), budgetPolicy.spec(),
                 defaults.getSpool().getMaxBytes() >> 20, defaults.getSpool().getDropPolicy(), DiskSpool.DEFAULT_SYNC_EVERY_APPENDS));
         if (opt.onlyDeep()) {
             DeepStack.run(opt, report, defaults, mechanism, budgetPolicy, work, kafka);

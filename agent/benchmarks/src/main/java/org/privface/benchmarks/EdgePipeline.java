@@ -25,7 +25,11 @@ import org.privface.agent.track.Box;
 import org.privface.agent.track.IouTracker;
 import org.privface.agent.track.TrackBudget;
 import org.privface.benchmarks.EdgePasses.Config;
+import org.privface.agent.policy.Mechanism;
+import org.privface.agent.policy.SitePolicy;
+import org.privface.privacy.FaceMechanism;
 import org.privface.privacy.PeepMechanism;
+import org.privface.privacy.embedding.EmbeddingMechanism;
 import org.privface.privacy.Release;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
@@ -36,12 +40,16 @@ import org.privface.wire.topics.Topics;
  * CameraWorker.accept for one camera under one policy version: grey, detect, track, budget,
  * crop, perturb, record, spool (directly, or through the uplink when there is one). With an
  * embedder, each released face is also aligned and embedded, as the EMBEDDING input step does
- * once a release is granted.
+ * once a release is granted; when the agent's default policy is EMBEDDING (the shipped default),
+ * that vector is what is released, by the same preset the agent builds (Mechanisms), instead of
+ * PEEP on the crop.
  */
 final class EdgePipeline {
     private final FaceFinder detector;
     private final FaceEmbedder embedder;
     private final PeepMechanism mechanism;
+    /** The default policy's EMBEDDING release, with an embedder; null otherwise (PEEP on the crop). */
+    private final FaceMechanism embeddingRelease;
     private final FacePublisher publisher;
     private final DiskSpool spool;
     private final Uplink uplink;
@@ -53,6 +61,7 @@ final class EdgePipeline {
     private long unfit;
     private long released;
     private long withheld;
+    private long untracked;
     private long dropped;
 
     private long embedded;
@@ -66,6 +75,11 @@ final class EdgePipeline {
         this.spool = spool;
         this.uplink = uplink;
         this.budget = new TrackBudget(policy, s.getEpsilon(), s.getWindow());
+        SitePolicy shipped = s.defaultPolicy();
+        // As Mechanisms builds it. The release's cost does not depend on ε, so the preset is the shipped ε's.
+        this.embeddingRelease = embedder == null || shipped.mechanism() != Mechanism.EMBEDDING ? null
+                : EmbeddingMechanism.publicPreset(s.getEmbedder().getNetwork(), EmbeddingMechanism.Noise.parse(shipped.mode()),
+                        shipped.epsilon());
     }
 
     void accept(Mat image, long sequence, Instant capturedAt) {
@@ -88,6 +102,7 @@ final class EdgePipeline {
                 faces++;
                 if (t.untracked()) { // the tracker is full, as CameraWorker withholds it
                     withheld++;
+                    untracked++;
                     continue;
                 }
                 Optional<TrackBudget.Grant> grant = budget.request(t.trackId(), t.framesSeen(), capturedAt);
@@ -96,11 +111,12 @@ final class EdgePipeline {
                     continue;
                 }
                 TrackBudget.Grant g = grant.get();
+                double[] vector = null;
                 if (embedder != null) {
-                    embedder.embed(image, found.get(i));
+                    vector = embedder.embed(image, found.get(i));
                     embedded++;
                 }
-                Release rel = mechanism.perturb(face.get());
+                Release rel = embeddingRelease != null ? embeddingRelease.perturb(vector) : mechanism.perturb(face.get());
                 PerturbedFace rec = publisher.record(rel, CAMERA, t.trackId(), capturedAt, null,
                         TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())
                                 .setEpsilonSpentInWindow(g.epsilonSpentInWindow()).setEpsilonBudget(g.epsilonBudget())
@@ -125,18 +141,19 @@ final class EdgePipeline {
     }
 
     PipelineCounts counts() {
-        return new PipelineCounts(frames, faces, unfit, released, withheld, dropped);
+        return new PipelineCounts(frames, faces, unfit, released, withheld, untracked, dropped);
     }
 
     long embedded() {
         return embedded;
     }
 
-    record PipelineCounts(long frames, long faces, long unfit, long released, long withheld, long spoolDropped) {
+    record PipelineCounts(long frames, long faces, long unfit, long released, long withheld, long untracked, long spoolDropped) {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "%d frames, %d faces cropped, %d boxes too near the edge to crop, %d released,"
-                    + " %d withheld by the budget, %d dropped by the spool", frames, faces, unfit, released, withheld, spoolDropped);
+                    + " %d withheld (%d of them because the tracker was full), %d dropped by the spool", frames, faces, unfit, released,
+                    withheld, untracked, spoolDropped);
         }
     }
 }

@@ -77,10 +77,14 @@ final class EdgeScenes {
      * all drawn from {@code r} in that order (so a seed gives the same frames).
      */
     static Scene compose(SplittableRandom r, int i, Placer placer) {
+        return composeWith(r, 1 + i % 3, placer);
+    }
+
+    /** A frame with up to {@code want} faces, drawn as {@link #compose} draws them. */
+    static Scene composeWith(SplittableRandom r, int want, Placer placer) {
         Mat frame = background(r);
         byte[] px = new byte[WIDTH * HEIGHT * 3];
         frame.get(0, 0, px);
-        int want = 1 + i % 3;
         List<Rect> patches = new ArrayList<>();
         List<Rect> faces = new ArrayList<>();
         for (int attempt = 0; faces.size() < want && attempt < 500; attempt++) {

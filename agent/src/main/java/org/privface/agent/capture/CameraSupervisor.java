@@ -19,8 +19,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps one camera reading on its own thread: reopens a live source with exponential backoff when it
  * fails to open or its stream ends, and a watchdog marks it {@link State#STALLED} when frames stop.
- * Each frame goes to the consumer on the camera's thread and is released when the consumer returns; a
- * consumer that needs the pixels later must copy them.
+ * Each frame is released when the consumer returns; a consumer that needs the pixels later must copy them.
+ *
+ * <p>A file's frames go to the consumer on the camera's thread, every one of them. A live camera's go
+ * through a one-frame slot to a second thread that runs the consumer: the camera's thread keeps reading
+ * at the camera's rate, and a frame still in the slot when the next arrives is released unprocessed and
+ * counted ({@link Status#dropped()}). A consumer slower than the camera therefore sees the newest frame,
+ * at most one frame old, and nothing queues in the agent (frames of a live source must not share pixels
+ * with later reads; {@link FfmpegSource} copies each).
  *
  * <p>A blocked FFmpeg read cannot be interrupted from outside (JavaCV holds the grabber's lock while it
  * reads), so a silent peer is ended by the source's I/O timeout. {@link #stop()} does not wait for that:
@@ -55,14 +61,15 @@ public final class CameraSupervisor implements AutoCloseable {
      * @param state          where the camera is now
      * @param since          when it entered that state
      * @param frames         frames handed to the consumer, over all connections
+     * @param dropped        live frames replaced in the slot by a newer one before the consumer was free
      * @param skipped        frames the sources skipped as undecodable, over all connections
      * @param lastFrameAt    when the last frame arrived; null before the first
      * @param reconnects     attempts to open after the first
      * @param consumerErrors frames whose consumer threw
      * @param lastError      why the last open or stream failed, or why it is stalled; text only, never pixels
      */
-    public record Status(String camera, State state, Instant since, long frames, long skipped, Instant lastFrameAt,
-                         long reconnects, long consumerErrors, String lastError) {
+    public record Status(String camera, State state, Instant since, long frames, long dropped, long skipped,
+                         Instant lastFrameAt, long reconnects, long consumerErrors, String lastError) {
     }
 
     /**
@@ -118,6 +125,11 @@ public final class CameraSupervisor implements AutoCloseable {
     private final Settings settings;
     private final Consumer<Frame> consumer;
     private final Thread worker;
+    /** A live camera's consumer thread; null for a file. */
+    private final Thread pipeline;
+    /** Guards {@link #pending}, the one frame waiting for the live consumer. */
+    private final Object slot = new Object();
+    private Frame pending;
     private final ScheduledExecutorService watchdog;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean stopping = new AtomicBoolean();
@@ -129,6 +141,7 @@ public final class CameraSupervisor implements AutoCloseable {
     private Instant since = Instant.now();
     private String lastError;
     private volatile long frames;
+    private volatile long dropped;
     private volatile long skippedClosed;
     private volatile FrameSource current;
     private volatile long lastProgressNanos = System.nanoTime();
@@ -147,6 +160,10 @@ public final class CameraSupervisor implements AutoCloseable {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.worker = new Thread(this::run, "camera-" + camera);
         worker.setDaemon(true);
+        this.pipeline = live ? new Thread(this::consumeLatest, "camera-" + camera + "-pipeline") : null;
+        if (pipeline != null) {
+            pipeline.setDaemon(true);
+        }
         this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "camera-" + camera + "-watchdog");
             t.setDaemon(true);
@@ -167,6 +184,9 @@ public final class CameraSupervisor implements AutoCloseable {
         }
         long period = Math.max(20, Math.min(1000, settings.stallAfter().toMillis() / 5));
         watchdog.scheduleAtFixedRate(this::checkStall, period, period, TimeUnit.MILLISECONDS);
+        if (pipeline != null) {
+            pipeline.start();
+        }
         worker.start();
         return this;
     }
@@ -175,8 +195,8 @@ public final class CameraSupervisor implements AutoCloseable {
         FrameSource src = current;
         long skippedNow = skippedClosed + (src == null ? 0 : src.skipped());
         synchronized (lock) {
-            return new Status(camera, state, since, frames, skippedNow, lastFrameAt, reconnects, consumerErrors,
-                    lastError);
+            return new Status(camera, state, since, frames, dropped, skippedNow, lastFrameAt, reconnects,
+                    consumerErrors, lastError);
         }
     }
 
@@ -195,6 +215,9 @@ public final class CameraSupervisor implements AutoCloseable {
             return;
         }
         stopSignal.countDown();
+        synchronized (slot) {
+            slot.notifyAll();
+        }
         watchdog.shutdownNow();
         synchronized (lock) {
             if (!state.terminal()) {
@@ -206,8 +229,15 @@ public final class CameraSupervisor implements AutoCloseable {
         }
         // Wakes a consumer blocked in Java; a native FFmpeg read ignores it and ends at its I/O timeout.
         worker.interrupt();
+        if (pipeline != null) {
+            pipeline.interrupt();
+        }
         try {
+            long graceEnd = System.nanoTime() + Math.max(1, settings.stopGrace().toNanos());
             worker.join(Math.max(1, settings.stopGrace().toMillis()));
+            if (pipeline != null) {
+                pipeline.join(Math.max(1, (graceEnd - System.nanoTime()) / 1_000_000));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -222,7 +252,19 @@ public final class CameraSupervisor implements AutoCloseable {
         if (!started.get()) {
             return true;
         }
+        long end = System.nanoTime() + timeout.toNanos();
         worker.join(Math.max(1, timeout.toMillis()));
+        if (pipeline != null) {
+            if (!worker.isAlive()) {
+                // The camera's thread ended (stopped, or a live source that gave up): nothing more will come.
+                stopping.set(true);
+                synchronized (slot) {
+                    slot.notifyAll();
+                }
+            }
+            pipeline.join(Math.max(1, (end - System.nanoTime()) / 1_000_000));
+            return !worker.isAlive() && !pipeline.isAlive();
+        }
         return !worker.isAlive();
     }
 
@@ -295,39 +337,95 @@ public final class CameraSupervisor implements AutoCloseable {
         watchdog.shutdownNow();
     }
 
-    /** Hands frames to the consumer until the source ends or stop; true if at least one frame came. */
+    /**
+     * Reads frames until the source ends or stop; true if at least one frame came. A file's frames go to
+     * the consumer here; a live camera's into the slot, replacing (and dropping) one still waiting there.
+     */
     private boolean read(FrameSource src) {
         boolean any = false;
         Optional<Frame> next;
         while (!stopping.get() && (next = src.next()).isPresent()) {
-            try (Frame f = next.get()) {
+            Frame f = next.get();
+            if (stopping.get()) {
+                f.close();
+                break;
+            }
+            any = true;
+            lastFrameAt = f.capturedAt();
+            lastProgressNanos = System.nanoTime();
+            synchronized (lock) {
+                if (state == State.STALLED) {
+                    enter(State.LIVE);
+                    lastError = null;
+                }
+            }
+            if (pipeline == null) {
+                try (f) {
+                    deliver(f);
+                }
+                continue;
+            }
+            Frame replaced;
+            synchronized (slot) {
                 if (stopping.get()) {
-                    break;
+                    replaced = f; // the consumer's thread has ended or is ending: nobody will take it
+                } else {
+                    replaced = pending;
+                    pending = f;
+                    slot.notifyAll();
                 }
-                any = true;
-                frames++;
-                lastFrameAt = f.capturedAt();
-                lastProgressNanos = System.nanoTime();
-                synchronized (lock) {
-                    if (state == State.STALLED) {
-                        enter(State.LIVE);
-                        lastError = null;
-                    }
-                }
-                try {
-                    consumer.accept(f);
-                } catch (RuntimeException e) {
-                    long n = ++consumerErrors;
-                    // The exception's own text could quote whatever the consumer put there; name its type only.
-                    if (n == 1) {
-                        LOG.warn("camera {}: frame consumer threw {}", camera, e.getClass().getName());
-                    } else {
-                        LOG.debug("camera {}: frame consumer threw {} ({} so far)", camera, e.getClass().getName(), n);
-                    }
+            }
+            if (replaced != null) {
+                replaced.close();
+                if (replaced != f) {
+                    dropped++;
                 }
             }
         }
         return any;
+    }
+
+    /** A live camera's consumer thread: takes the newest frame from the slot until stop. */
+    private void consumeLatest() {
+        while (true) {
+            Frame f;
+            synchronized (slot) {
+                while (pending == null && !stopping.get()) {
+                    try {
+                        slot.wait();
+                    } catch (InterruptedException e) {
+                        // Only stop() interrupts this thread; the loop sees stopping.
+                    }
+                }
+                if (stopping.get()) {
+                    if (pending != null) {
+                        pending.close();
+                        pending = null;
+                    }
+                    return;
+                }
+                f = pending;
+                pending = null;
+            }
+            try (f) {
+                deliver(f);
+            }
+        }
+    }
+
+    private void deliver(Frame f) {
+        frames++;
+        try {
+            consumer.accept(f);
+        } catch (RuntimeException e) {
+            long n = ++consumerErrors;
+            // The exception's own text could quote whatever the consumer put there; name its type only.
+            if (n == 1) {
+                LOG.warn("camera {}: frame consumer threw {}", camera, e.getClass().getName());
+            } else {
+                LOG.debug("camera {}: frame consumer threw {} ({} so far)", camera, e.getClass().getName(), n);
+            }
+        }
     }
 
     /** Waits before the next attempt; false if stopped meanwhile. */

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -98,6 +101,40 @@ class CameraSupervisorTest {
             assertTrue(stopMillis < 1000, "stop took " + stopMillis + " ms");
             assertEquals(State.STOPPED, cam.state());
             assertTrue(cam.awaitTermination(ioTimeout.plusSeconds(3)), "FFmpeg's timeout frees the thread");
+        }
+    }
+
+    /**
+     * A pipeline slower than the camera (200 ms a frame against 25 frames/s) gets the newest frame each
+     * time, and every frame read is either processed or counted as dropped: none queues, none vanishes.
+     */
+    @Test
+    void slowPipelineOnALiveCameraDropsFramesAndCountsThem() throws Exception {
+        List<Long> handed = Collections.synchronizedList(new ArrayList<>());
+        try (MjpegServer server = new MjpegServer(25);
+             CameraSupervisor cam = CameraSupervisor.ffmpeg("http-cam", server.url("/live"),
+                     FfmpegSource.Options.defaults().withIoTimeout(Duration.ofSeconds(5)), FAST, f -> {
+                         handed.add(f.sequence());
+                         try {
+                             Thread.sleep(200);
+                         } catch (InterruptedException e) {
+                             Thread.currentThread().interrupt();
+                         }
+                     })) {
+            cam.start();
+            await("live frames", 10_000, () -> cam.status().frames() >= 10, cam);
+            server.pause(true);
+            // The last frame read is processed too: then the counts stop moving.
+            await("the pipeline to finish the newest frame", 5_000, () -> {
+                Status s = cam.status();
+                return !handed.isEmpty() && s.frames() == handed.size() && s.frames() + s.dropped() == handed.get(handed.size() - 1) + 1;
+            }, cam);
+            Status s = cam.status();
+            assertEquals(0, s.reconnects());
+            assertTrue(s.dropped() >= s.frames(), "at 25 frames/s a 200 ms pipeline drops most frames: " + s);
+            for (int i = 1; i < handed.size(); i++) {
+                assertTrue(handed.get(i) > handed.get(i - 1), "frames in order, none twice: " + handed);
+            }
         }
     }
 

@@ -139,7 +139,7 @@ class ImageSmokeTest {
         }
         assertTrue(!agent.isAlive(), "the agent did not finish the folder within 5 minutes");
         assertEquals(0, agent.exitValue(), "agent exit code; its log:\n" + Files.readString(work.resolve("agent.log")));
-        // Against the DaemonSet's memory limit (1536 MiB): the deep stack loads PyTorch's natives for dlib.
+        // Against the DaemonSet's memory limit (1536 MiB): the deep stack on OpenCV DNN (YuNet, dlib), heap up to -Xmx1g.
         System.out.printf("agent image: folder run in %.1f s, peak resident memory %d MiB (-Xmx1g)%n",
                 (System.nanoTime() - t0) / 1e9, peakKib / 1024);
         // The stack that ran, as the agent logs it: the mounted YuNet, checked; dlib from the image.
