@@ -211,13 +211,17 @@ final class CameraWorker {
                 double vectorEpsilon = both ? g.epsilonForThisRelease() / 2 : g.epsilonForThisRelease();
                 FaceMechanism m = mechanisms.forRelease(policy, vectorEpsilon, g.muForThisRelease());
                 if (answering) {
-                    boolean sent = m instanceof org.privface.privacy.embedding.EmbeddingMechanism em
-                            && answers.answer(gallery.get(), em, embedding.get(), vectorEpsilon, camera, t.trackId(),
-                                    frame.capturedAt(), answerTrack(trackSection(g)));
+                    Optional<String> answer = m instanceof org.privface.privacy.embedding.EmbeddingMechanism em
+                            ? answers.answer(gallery.get(), em, embedding.get(), vectorEpsilon, camera, t.trackId(),
+                                    frame.capturedAt(), answerTrack(trackSection(g)))
+                            : Optional.empty();
+                    boolean sent = answer.isPresent();
                     if (!sent && !(m instanceof org.privface.privacy.embedding.EmbeddingMechanism)) {
                         LOG.error("camera {}: answers need the EMBEDDING mechanism, not {}", camera, policy.mechanism());
                     }
                     if (sent) {
+                        // Like a vector's: which image and face the answer came from, for offline scoring.
+                        origins.write(answer.get(), frame.origin(), i == labelled);
                         releases.incrementAndGet();
                         releasesCounter.increment();
                         epsilonPerRelease.record(vectorEpsilon);

@@ -115,10 +115,10 @@ public final class AnswerMode implements AutoCloseable {
     }
 
     /**
-     * Decodes and releases one query face at {@code epsilon} and sends the record; false when the
-     * gallery does not fit the mechanism's space (the face then releases nothing).
+     * Decodes and releases one query face at {@code epsilon} and sends the record; its event id, or
+     * empty when the gallery does not fit the mechanism's space (the face then releases nothing).
      */
-    public boolean answer(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
+    public Optional<String> answer(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
                           String trackId, Instant capturedAt, AnswerTrack track) {
         FaceAnswer a;
         try {
@@ -126,7 +126,7 @@ public final class AnswerMode implements AutoCloseable {
         } catch (IllegalStateException e) {
             lastProblem = e.getMessage();
             LOG.warn("query face not answered: {}", e.getMessage());
-            return false;
+            return Optional.empty();
         }
         producer.send(new ProducerRecord<>(Topics.answer(site), camera, FaceRecords.encode(a)), (md, ex) -> {
             if (ex != null) {
@@ -134,7 +134,7 @@ public final class AnswerMode implements AutoCloseable {
             }
         });
         released.incrementAndGet();
-        return true;
+        return Optional.of(a.getEventId());
     }
 
     /** For the status report: the setting, the gallery held or why none, counts. */
