@@ -249,12 +249,14 @@ public final class Demo {
         Files.writeString(operatorKeys, SignedControl.writeNewKey("console", signingKey) + "\n");
         String release = org.privface.agent.answer.AnswerMode.Release.parse(opt.get("--release")).name()
                 .toLowerCase(java.util.Locale.ROOT);
+        if (!release.equals("vector") && !opt.get("--mechanism").equals("embedding")) {
+            // Answers decode an embedding's public projection: the seed mechanisms release vectors only.
+            System.out.printf("release: vector (--release %s needs --mechanism embedding, not %s)%n", release,
+                    opt.get("--mechanism"));
+            release = "vector";
+        }
         boolean answering = !release.equals("vector");
         double epsilon = Double.parseDouble(opt.get("--epsilon"));
-        if (answering && !opt.get("--mechanism").equals("embedding")) {
-            throw new IllegalArgumentException("--release " + release + " needs --mechanism embedding (answers decode the"
-                    + " embedding's public projection); use --release vector with " + opt.get("--mechanism"));
-        }
         // Each image is its own track, granted the per-face ε once; with both forms each spends half of it.
         double answerEpsilon = release.equals("both") ? epsilon / 2 : epsilon;
         List<String> galleryOptions = new ArrayList<>();
@@ -318,8 +320,8 @@ public final class Demo {
                 "-Dprivface.models=" + root.resolve("../shared/models").normalize(),
                 "-Dagent.enroll-releases=" + opt.get("--enroll-releases"));
         // A bound for a hung agent, not a speed target: a real folder set (lfw5: 1,140 images, each embedded
-        // by dlib) takes minutes on a shared 2-core machine.
-        Duration agentBound = Duration.ofSeconds(Math.max(120, 2L * (split.enrollImages() + split.queryImages())));
+        // by dlib) takes minutes on a shared 2-core machine, and a JVM's start alone a minute when it is busy.
+        Duration agentBound = Duration.ofSeconds(180 + 2L * (split.enrollImages() + split.queryImages()));
         FaceGallery gallery = null;
         List<String> queryOptions = new ArrayList<>(agentOptions);
         if (answering) {
