@@ -464,14 +464,16 @@ public final class Demo {
             return Optional.empty();
         }
         long t0 = System.nanoTime();
-        Path links = Files.createDirectories(work.resolve("public-strangers"));
+        Path links = work.resolve("public-strangers");
+        // All in one folder: who they are does not matter, only that none is a site's person.
+        Path dir = Files.createDirectories(links.resolve("strangers"));
         try (Stream<Path> s = Files.list(pub.get())) {
             for (Path person : s.filter(Files::isDirectory).sorted().limit(STRANGERS).toList()) {
                 try (Stream<Path> f = Files.list(person)) {
                     Optional<Path> first = f.filter(Files::isRegularFile).sorted().findFirst();
                     if (first.isPresent()) {
-                        Path dir = Files.createDirectories(links.resolve(person.getFileName()));
-                        Files.createSymbolicLink(dir.resolve(first.get().getFileName()), first.get().toAbsolutePath());
+                        Files.createSymbolicLink(dir.resolve(person.getFileName() + "-" + first.get().getFileName()),
+                                first.get().toAbsolutePath());
                     }
                 }
             }
