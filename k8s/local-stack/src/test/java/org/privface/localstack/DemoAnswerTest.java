@@ -66,7 +66,9 @@ class DemoAnswerTest {
             assertEquals("RR", a.getMechanism().getName());
             double e = a.getMechanism().getEpsilonPerFace();
             assertTrue(e <= epsilon && e > epsilon - 1e-6, "answer ε " + e);
-            assertEquals(e, a.getTrack().getEpsilonSpentInWindow(), 1e-9, "the track is charged what the record states");
+            // The track is charged its grant; the sampler's ε, stated, never exceeds it.
+            double charged = a.getTrack().getEpsilonSpentInWindow();
+            assertTrue(charged >= e && charged <= epsilon + 1e-9, "charged " + charged + ", stated " + e);
             assertEquals(outcome.gallery().getVersion(), a.getGallery().getVersion(), "decoded with the signed gallery");
             assertEquals(outcome.gallery().getLabels().size(), a.getGallery().getIdentities());
             RecognitionResult r = outcome.results().get(a.getEventId());
