@@ -250,8 +250,10 @@ public final class Demo {
         Path signingKey = work.resolve("console-signing.key");
         Path operatorKeys = work.resolve("operator-keys");
         Files.writeString(operatorKeys, SignedControl.writeNewKey("console", signingKey) + "\n");
-        String release = opt.get("--release").equals("compare") ? "compare"
-                : org.privface.agent.answer.AnswerMode.Release.parse(opt.get("--release")).name().toLowerCase(java.util.Locale.ROOT);
+        String release = opt.get("--release");
+        if (!List.of("compare", "answer", "both", "vector").contains(release)) {
+            throw new IllegalArgumentException("--release must be compare, answer, both or vector, not " + release);
+        }
         if (!release.equals("vector") && !opt.get("--mechanism").equals("embedding")) {
             // Answers decode an embedding's public projection: the seed mechanisms release vectors only.
             System.out.printf("release: vector (--release %s needs --mechanism embedding, not %s)%n", release,
@@ -260,12 +262,12 @@ public final class Demo {
         }
         boolean answering = !release.equals("vector");
         double epsilon = Double.parseDouble(opt.get("--epsilon"));
-        // Each image is its own track, granted the per-face ε once; with both forms each spends half of it.
-        // The gateway's passes over the query images and the release each makes.
+        // The gateway's passes over the query images and the release (agent.answer.release) each makes.
         List<String> passes = switch (release) {
             case "compare" -> List.of("answer", "vector");
             default -> List.of(release);
         };
+        // Each image is its own track, granted the per-face ε once; with both forms each spends half of it.
         double answerEpsilon = release.equals("both") ? epsilon / 2 : epsilon;
         List<String> galleryOptions = new ArrayList<>();
         String galleryKey = null;
@@ -289,10 +291,10 @@ public final class Demo {
             if (strangers.isPresent()) {
                 galleryOptions.add("-Drecognizer.answer.strangers-file=" + strangers.get());
             } else {
-                openSet = "--strangers none".equals("--strangers " + opt.get("--strangers"))
+                openSet = opt.get("--strangers").equals("none")
                         ? "off (--strangers none): closed-set gallery, every answer names an enrolled person"
-                        : "off: no public strangers (lfw-public not found under FACE_DATASETS or ../shared/datasets),"
-                                + " so the gallery is closed-set and every answer names an enrolled person";
+                        : "off: no public strangers (lfw-public under FACE_DATASETS or ../shared/datasets, YuNet or the"
+                                + " dlib weights not found), so the gallery is closed-set and every answer names an enrolled person";
             }
         }
         int recognizerPort = KafkaServerProcess.freePort();
