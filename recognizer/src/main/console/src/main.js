@@ -229,10 +229,33 @@ function renderSites(overview, series, audit) {
       cell(tr, cam.budgetPolicy);
       cell(tr, cam.lastError);
     });
+    renderAnswers(el, s.answers);
     updateSeries(c, series[s.site] || []);
     updateTradeoff(c, s);
     updateProposal(c, s.site, audit);
   }
+}
+
+// The site's gallery and the answers read: per identity the answers naming it and the unbiased
+// estimate of how many answered faces were that person (the recognizer inverts the k-RR channel).
+function renderAnswers(el, an) {
+  const gal = an && an.gallery;
+  $('.answer-gallery', el).textContent = !an ? 'No gallery published and no answers read for this site.'
+    : (gal ? `Gallery v${gal.version}: C = ${gal.identities} people from ${gal.enrollmentReleases} enrollment releases, `
+      + `${gal.threshold === null || gal.threshold === undefined ? 'closed set' : `threshold ${fmt(gal.threshold, 3)}`}`
+      + ` (${gal.openSet}). ` : 'No gallery published by this recognizer since it started. ')
+      + `${an.answers} answers read.`;
+  const rows = an ? an.channels.flatMap((ch) => ch.perIdentity.map((p) => ({ ch, p }))) : [];
+  fillTable($('table.answers tbody', el), rows, (tr, { ch, p }) => {
+    tr.dataset.identity = p.label;
+    cell(tr, ch.galleryVersion);
+    cell(tr, ch.identities);
+    cell(tr, fmt(ch.epsilonPerAnswer, 4));
+    cell(tr, ch.answers);
+    cell(tr, p.label);
+    cell(tr, p.released);
+    cell(tr, fmt(p.estimated, 1)).dataset.field = 'estimated';
+  });
 }
 
 function updateSeries(c, samples) {

@@ -224,6 +224,8 @@ final class CameraWorker {
                     }
                     if (sent.isPresent()) {
                         double stated = sent.get().getMechanism().getEpsilonPerFace();
+                        // Like a vector's: which image and face the answer came from, for offline scoring.
+                        origins.write(sent.get().getEventId(), frame.origin(), i == labelled);
                         releases.incrementAndGet();
                         releasesCounter.increment();
                         epsilonPerRelease.record(stated);

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.HashSet;
@@ -31,6 +32,16 @@ import org.privface.agent.dataset.DatasetFolder;
 import org.privface.broker.KafkaServerProcess;
 import org.privface.broker.ManagedProcess;
 import org.privface.wire.FaceRecords;
+import org.privface.agent.dataset.FaceDatasets;
+import org.privface.agent.dataset.LabelledFaces;
+import org.privface.agent.detect.FaceModels;
+import org.privface.agent.detect.YuNetDetector;
+import org.privface.agent.embed.FaceEmbedder;
+import org.privface.agent.embed.FaceEmbedders;
+import org.privface.privacy.embedding.EmbeddingMechanism;
+import org.privface.recognizer.answer.PublicStrangers;
+import org.privface.wire.avro.FaceAnswer;
+import org.privface.wire.avro.FaceGallery;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecognitionResult;
 import org.privface.wire.control.SignedControl;
@@ -46,6 +57,8 @@ import org.privface.wire.topics.Topics;
  */
 public final class Demo {
     private static final String SITE = "demo-site";
+    /** Public strangers the demo's gallery threshold is calibrated on, by default. */
+    static final int STRANGERS = 100;
 
     private Demo() {
     }
@@ -83,6 +96,15 @@ public final class Demo {
         m.put("--plaintext", "false");
         // The agent's face detector: haar, yunet (falls back to ultraface without its model) or ultraface (docs/face-stack.md).
         m.put("--detector", "yunet");
+        // What a query face releases (issue 29). compare: two passes of the gateway over the same query images,
+        // answers (agent.answer.release answer) then vectors, each at the whole ε, so both accuracies are
+        // measured on the same faces, each face spending 2ε in all (printed); both (agent.answer.release both:
+        // one pass, an answer and a vector at half the ε each), answer, or vector.
+        m.put("--release", "compare");
+        // The public strangers the gallery's open-set threshold is calibrated on: auto (the first image of
+        // each of the first 100 people of lfw-public, under FACE_DATASETS or ../shared/datasets, when present),
+        // none (a closed-set gallery), or a PublicStrangers file. Never the site's faces.
+        m.put("--strangers", "auto");
         return m;
     }
 
@@ -93,11 +115,13 @@ public final class Demo {
      * too and are reported apart, as unlabelled.
      */
     public record Outcome(Map<String, String> originOfQuery, Set<String> labelled, int queryImages,
-                          Map<String, PerturbedFace> published, Map<String, RecognitionResult> results, int correct,
-                          int people, int majority, int enrollReleases, Path basisFile, Stack stack, List<String> faceStack) {
-        /** Correct among the labelled faces. */
+                          Map<String, PerturbedFace> published, Map<String, FaceAnswer> answers,
+                          Map<String, RecognitionResult> results, Score vectors, Score answerScore,
+                          int people, int enrollReleases, Path basisFile, Stack stack, List<String> faceStack,
+                          String release, FaceGallery gallery, String openSet) {
+        /** Correct among the labelled faces, of the vectors where any were released, else of the answers. */
         public double accuracy() {
-            return correct / (double) Math.max(1, labelled.size());
+            return (vectors.scored() > 0 ? vectors : answerScore).accuracy();
         }
 
         /** Query faces that are not their image's labelled face. */
@@ -107,6 +131,22 @@ public final class Demo {
 
         public long enrollmentReleases() {
             return published.values().stream().filter(f -> f.getEnrollmentLabel() != null).count();
+        }
+
+        /** Query records of either form: one per face per form released. */
+        public int queryRecords() {
+            return originOfQuery.size();
+        }
+    }
+
+    /**
+     * One release form's score on the labelled query faces: correct, scored, the most common
+     * person's count (the majority-class baseline) and the faces scored (their query images:
+     * one labelled face per image).
+     */
+    public record Score(int correct, int scored, int majority, Set<String> faces) {
+        public double accuracy() {
+            return correct / (double) Math.max(1, scored);
         }
     }
 
@@ -153,6 +193,10 @@ public final class Demo {
             Outcome o = execute(root, faces, opt, work, running);
             print(o, root);
             exit = o.results().size() == o.originOfQuery().size() && !o.originOfQuery().isEmpty() ? 0 : 1;
+            if (o.answerScore().scored() > 0 && o.vectors().scored() > 0
+                    && !o.answerScore().faces().equals(o.vectors().faces())) {
+                exit = 1; // both forms must be scored on the same faces
+            }
             String h = opt.get("--hold").toUpperCase(java.util.Locale.ROOT);
             Duration hold = h.matches("0+") ? Duration.ZERO : Duration.parse("PT" + h);
             if (!hold.isZero()) {
@@ -206,96 +250,270 @@ public final class Demo {
         Path signingKey = work.resolve("console-signing.key");
         Path operatorKeys = work.resolve("operator-keys");
         Files.writeString(operatorKeys, SignedControl.writeNewKey("console", signingKey) + "\n");
+        String release = opt.get("--release");
+        if (!List.of("compare", "answer", "both", "vector").contains(release)) {
+            throw new IllegalArgumentException("--release must be compare, answer, both or vector, not " + release);
+        }
+        if (!release.equals("vector") && !opt.get("--mechanism").equals("embedding")) {
+            // Answers decode an embedding's public projection: the seed mechanisms release vectors only.
+            System.out.printf("release: vector (--release %s needs --mechanism embedding, not %s)%n", release,
+                    opt.get("--mechanism"));
+            release = "vector";
+        }
+        boolean answering = !release.equals("vector");
+        double epsilon = Double.parseDouble(opt.get("--epsilon"));
+        // The gateway's passes over the query images and the release (agent.answer.release) each makes.
+        List<String> passes = switch (release) {
+            case "compare" -> List.of("answer", "vector");
+            default -> List.of(release);
+        };
+        // Each image is its own track, granted the per-face ε once; with both forms each spends half of it.
+        double answerEpsilon = release.equals("both") ? epsilon / 2 : epsilon;
+        List<String> galleryOptions = new ArrayList<>();
+        String galleryKey = null;
+        String openSet = "";
+        if (answering) {
+            // The recognizer's gallery signing key, made as for the console's: the public half to the gateway.
+            Path galleryKeyFile = work.resolve("gallery-signing.key");
+            galleryKey = SignedControl.writeNewKey("recognizer", galleryKeyFile).substring("recognizer: ".length());
+            if (release.equals("both")) {
+                // The vector model's distance rule (recognizer.open-set-margin) is fitted to enrollment releases
+                // at the full ε; a query vector at half of it falls outside it most of the time (measured: 44 of
+                // 48 synthetic faces "unknown"), so the vectors are scored closed-set, and the summary says so.
+                // (The vector at half ε also keeps the full ε's preset shape, so it is near chance: see README.)
+                galleryOptions.add("-Drecognizer.open-set-margin=0");
+            }
+            galleryOptions.addAll(List.of("-Drecognizer.answer.signing-key-file=" + galleryKeyFile,
+                    "-Drecognizer.answer.key-id=recognizer",
+                    "-Drecognizer.answer.epsilon=" + answerEpsilon,
+                    "-Drecognizer.answer.quiet-period=3s"));
+            Optional<Path> strangers = strangers(root, opt.get("--strangers"), epsilon, answerEpsilon, work);
+            if (strangers.isPresent()) {
+                galleryOptions.add("-Drecognizer.answer.strangers-file=" + strangers.get());
+            } else {
+                openSet = opt.get("--strangers").equals("none")
+                        ? "off (--strangers none): closed-set gallery, every answer names an enrolled person"
+                        : "off: no public strangers (lfw-public under FACE_DATASETS or ../shared/datasets, YuNet or the"
+                                + " dlib weights not found), so the gallery is closed-set and every answer names an enrolled person";
+            }
+        }
         int recognizerPort = KafkaServerProcess.freePort();
+        List<String> recognizerOptions = new ArrayList<>(List.of("-Xmx1g", "-Dai.djl.offline=true",
+                "-Dmicronaut.server.port=" + recognizerPort,
+                login.recognizerOption(),
+                "-Drecognizer.console.signing-key-file=" + signingKey,
+                "-Drecognizer.console.signing-key-id=console",
+                "-Drecognizer.console.sample-interval=2s",
+                "-Drecognizer.console.audit-file=" + work.resolve("console-audit.jsonl"),
+                // PyTorch's spinning OpenMP pool slows training 5-10x when it shares cores.
+                "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1"));
+        recognizerOptions.addAll(galleryOptions);
         ManagedProcess recognizer = ManagedProcess.java("recognizer", classpath(root, "recognizer"),
-                "org.privface.recognizer.Application",
-                List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort,
-                        login.recognizerOption(),
-                        "-Drecognizer.console.signing-key-file=" + signingKey,
-                        "-Drecognizer.console.signing-key-id=console",
-                        "-Drecognizer.console.sample-interval=2s",
-                        "-Drecognizer.console.audit-file=" + work.resolve("console-audit.jsonl"),
-                        // PyTorch's spinning OpenMP pool slows training 5-10x when it shares cores.
-                        "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1"),
-                List.of(), recognizerEnv, work);
+                "org.privface.recognizer.Application", recognizerOptions, List.of(), recognizerEnv, work);
         running.add(recognizer);
         awaitHealthy(recognizer, recognizerPort);
         System.out.printf("recognizer: up on 127.0.0.1:%d (%.1f s)%n", recognizerPort, (System.nanoTime() - t0) / 1e9);
 
         Path ledger = work.resolve("ledger.csv");
         Path basisFile = work.resolve("basis.bin");
-        int agentPort = KafkaServerProcess.freePort();
-        ManagedProcess agent = ManagedProcess.java("agent", classpath(root, "agent"), "org.privface.agent.Application",
-                List.of("-Xmx1g", "-Dmicronaut.server.port=" + agentPort,
-                        "-Dagent.site-id=" + SITE,
-                        "-Dagent.gateway-id=demo-gateway",
-                        "-Dagent.control.report-interval=2s",
-                        "-Dagent.control.keys-file=" + operatorKeys,
-                        "-Dagent.enroll-folder=" + split.enroll(),
-                        "-Dagent.source=" + split.query(),
-                        "-Dagent.ledger=" + ledger,
-                        "-Dagent.basis-file=" + basisFile,
-                        "-Dagent.exit-when-done=true",
-                        "-Dagent.data-dir=" + work.resolve("agent-data"),
-                        "-Dagent.epsilon=" + opt.get("--epsilon"),
-                        // The demo's own configuration is the gateway's: its floor admits the ε asked for.
-                        "-Dagent.floor.epsilon-max=" + Math.max(100, Double.parseDouble(opt.get("--epsilon"))),
-                        "-Dagent.mechanism=" + opt.get("--mechanism"),
-                        "-Dagent.sensitivity-mode=" + opt.get("--mode"),
-                        "-Dagent.components=" + opt.get("--components"),
-                        "-Dagent.detector=" + opt.get("--detector"),
-                        // YuNet, when asked for, from FACE_MODELS or else the shared models beside the checkout.
-                        "-Dprivface.models=" + root.resolve("../shared/models").normalize(),
-                        "-Dagent.enroll-releases=" + opt.get("--enroll-releases")),
-                List.of(), env, work);
-        running.add(agent);
+        List<String> agentOptions = List.of("-Xmx1g",
+                "-Dagent.site-id=" + SITE,
+                "-Dagent.gateway-id=demo-gateway",
+                "-Dagent.control.report-interval=2s",
+                "-Dagent.control.keys-file=" + operatorKeys,
+                "-Dagent.enroll-folder=" + split.enroll(),
+                "-Dagent.basis-file=" + basisFile,
+                "-Dagent.exit-when-done=true",
+                "-Dagent.data-dir=" + work.resolve("agent-data"),
+                "-Dagent.epsilon=" + opt.get("--epsilon"),
+                // The demo's own configuration is the gateway's: its floor admits the ε asked for.
+                "-Dagent.floor.epsilon-max=" + Math.max(100, epsilon),
+                "-Dagent.mechanism=" + opt.get("--mechanism"),
+                "-Dagent.sensitivity-mode=" + opt.get("--mode"),
+                "-Dagent.components=" + opt.get("--components"),
+                "-Dagent.detector=" + opt.get("--detector"),
+                // YuNet, when asked for, from FACE_MODELS or else the shared models beside the checkout.
+                "-Dprivface.models=" + root.resolve("../shared/models").normalize(),
+                "-Dagent.enroll-releases=" + opt.get("--enroll-releases"));
         // A bound for a hung agent, not a speed target: a real folder set (lfw5: 1,140 images, each embedded
-        // by dlib) takes minutes on a shared 2-core machine.
-        int agentExit = agent.await(Duration.ofSeconds(Math.max(120, 2L * (split.enrollImages() + split.queryImages()))));
-        if (agentExit != 0) {
-            throw new IllegalStateException("agent failed with exit code " + agentExit + "; its log:\n"
-                    + Files.readString(agent.log()));
+        // by dlib) takes minutes on a shared 2-core machine, and a JVM's start alone a minute when it is busy.
+        Duration agentBound = Duration.ofSeconds(180 + 2L * (split.enrollImages() + split.queryImages()));
+        FaceGallery gallery = null;
+        List<String> queryOptions = new ArrayList<>(agentOptions);
+        if (answering) {
+            // The gateway enrolls first, alone: the recognizer builds the gallery from those releases, and the
+            // query faces are released only once it is signed on the site's gallery topic.
+            List<String> enrolOptions = new ArrayList<>(agentOptions);
+            enrolOptions.add("-Dmicronaut.server.port=" + KafkaServerProcess.freePort());
+            enrolOptions.add("-Dagent.ledger=" + work.resolve("ledger-enrol.csv"));
+            ManagedProcess enrol = ManagedProcess.java("agent-enrol", classpath(root, "agent"), "org.privface.agent.Application",
+                    enrolOptions, List.of(), env, work);
+            running.add(enrol);
+            awaitExit(enrol, agentBound);
+            System.out.printf("agent: enrollment released (%.1f s)%n", (System.nanoTime() - t0) / 1e9);
+            gallery = awaitGallery(broker, Duration.ofSeconds(120));
+            System.out.printf("gallery: version %d signed on %s, %d people (%.1f s)%n", gallery.getVersion(),
+                    Topics.gallery(SITE), gallery.getLabels().size(), (System.nanoTime() - t0) / 1e9);
+            if (openSet.isEmpty()) {
+                openSet = gallery.getCalibration() == null
+                        ? "off: the public strangers were not in the enrollments' space, so the gallery is closed-set"
+                        : String.format("threshold %.3f, calibrated on %d public strangers of %s (%d above it; target %.0f%%"
+                                + " of strangers named), never on site faces", gallery.getThreshold(),
+                                gallery.getCalibration().getStrangers(), gallery.getCalibration().getStrangerSet(),
+                                gallery.getCalibration().getAccepted(), 100 * gallery.getCalibration().getTargetRate());
+            }
+            queryOptions.addAll(List.of("-Dagent.publish-enrollments=false",
+                    "-Dagent.answer.gallery-keys.recognizer=" + galleryKey));
         }
-
         // eventId,origin,labelled|other (the agent's OriginLog): which face of its image the label belongs to.
         Map<String, String> originOf = new LinkedHashMap<>();
         Set<String> labelled = new HashSet<>();
-        for (String line : Files.readAllLines(ledger)) {
-            int comma = line.indexOf(',');
-            int last = line.lastIndexOf(',');
-            originOf.put(line.substring(0, comma), line.substring(comma + 1, last));
-            if (line.substring(last + 1).equals("labelled")) {
-                labelled.add(line.substring(0, comma));
+        ManagedProcess agent = null;
+        for (String pass : passes) {
+            Path passLedger = passes.size() == 1 ? ledger : work.resolve("ledger-" + pass + ".csv");
+            List<String> options = new ArrayList<>(queryOptions);
+            options.addAll(List.of("-Dmicronaut.server.port=" + KafkaServerProcess.freePort(),
+                    "-Dagent.source=" + split.query(), "-Dagent.ledger=" + passLedger,
+                    "-Dagent.answer.release=" + pass));
+            agent = ManagedProcess.java(passes.size() == 1 ? "agent" : "agent-" + pass, classpath(root, "agent"),
+                    "org.privface.agent.Application", options, List.of(), env, work);
+            running.add(agent);
+            awaitExit(agent, agentBound);
+            if (passes.size() > 1) {
+                System.out.printf("agent: query faces released as %ss (%.1f s)%n", pass, (System.nanoTime() - t0) / 1e9);
+            }
+            for (String line : Files.readAllLines(passLedger)) {
+                int comma = line.indexOf(',');
+                int last = line.lastIndexOf(',');
+                originOf.put(line.substring(0, comma), line.substring(comma + 1, last));
+                if (line.substring(last + 1).equals("labelled")) {
+                    labelled.add(line.substring(0, comma));
+                }
             }
         }
         // Read as the vendor would: its grants are enough for every face the gateway published.
         Map<String, PerturbedFace> published = readAll(broker.client(DemoSecurity.VENDOR),
                 List.of(Topics.enrollment(SITE), Topics.query(SITE)),
                 -1, Duration.ofSeconds(10), FaceRecords::decodeFace, PerturbedFace::getEventId);
+        Map<String, FaceAnswer> answers = answering ? readAll(broker.client(DemoSecurity.VENDOR),
+                List.of(Topics.answer(SITE)), -1, Duration.ofSeconds(10),
+                b -> FaceRecords.decodeAnswerFromTopic(Topics.answer(SITE), b), FaceAnswer::getEventId) : Map.of();
         // Nobody but the super user reads the product's own results.
         Map<String, RecognitionResult> results = readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS), originOf.size(),
                 Duration.ofSeconds(Math.max(90, originOf.size())), FaceRecords::decodeResult, RecognitionResult::getEventId);
 
+        Set<String> vectorIds = new HashSet<>();
+        published.values().stream().filter(f -> f.getEnrollmentLabel() == null).forEach(f -> vectorIds.add(f.getEventId()));
+        Score vectors = score(originOf, labelled, results, vectorIds);
+        Score answerScore = score(originOf, labelled, results, answers.keySet());
+        Set<String> people = new HashSet<>();
+        originOf.values().forEach(o -> people.add(Path.of(o).getName(0).toString()));
+        // Under agent.basis-fit=private (the default) the agent keeps the basis it fitted privately in its data dir.
+        basisFile = keptPrivateBasis(work.resolve("agent-data")).orElse(basisFile);
+        return new Outcome(originOf, labelled, split.queryImages(), published, answers, results, vectors, answerScore,
+                split.people(), Integer.parseInt(opt.get("--enroll-releases")), basisFile,
+                new Stack(bootstrap, recognizerPort, login.operator(), login.password(), split.enroll(), split.query(), basisFile,
+                        SITE, operatorKeys, security), faceStack(agent.log()), release, gallery, openSet);
+    }
+
+    /**
+     * Scores one form: its records among the labelled faces, right when the recognizer's result
+     * names the image's person (an image folder's first path element).
+     */
+    static Score score(Map<String, String> originOf, Set<String> labelled, Map<String, RecognitionResult> results,
+                       Set<String> records) {
         int correct = 0;
+        int scored = 0;
         Map<String, Integer> perPerson = new HashMap<>();
-        for (Map.Entry<String, String> e : originOf.entrySet()) {
-            if (!labelled.contains(e.getKey())) {
+        Set<String> faces = new HashSet<>();
+        for (String id : records) {
+            if (!labelled.contains(id)) {
                 continue; // someone else in the photo: not the folder's person
             }
-            String truth = Path.of(e.getValue()).getName(0).toString();
+            String truth = Path.of(originOf.get(id)).getName(0).toString();
             perPerson.merge(truth, 1, Integer::sum);
-            RecognitionResult r = results.get(e.getKey());
+            scored++;
+            faces.add(originOf.get(id));
+            RecognitionResult r = results.get(id);
             if (r != null && truth.equals(r.getPredictedLabel())) {
                 correct++;
             }
         }
-        int majority = perPerson.values().stream().max(Integer::compare).orElse(0);
-        // Under agent.basis-fit=private (the default) the agent keeps the basis it fitted privately in its data dir.
-        basisFile = keptPrivateBasis(work.resolve("agent-data")).orElse(basisFile);
-        return new Outcome(originOf, labelled, split.queryImages(), published, results, correct, perPerson.size(), majority,
-                Integer.parseInt(opt.get("--enroll-releases")), basisFile,
-                new Stack(bootstrap, recognizerPort, login.operator(), login.password(), split.enroll(), split.query(), basisFile,
-                        SITE, operatorKeys, security), faceStack(agent.log()));
+        return new Score(correct, scored, perPerson.values().stream().max(Integer::compare).orElse(0), faces);
+    }
+
+    private static void awaitExit(ManagedProcess agent, Duration bound) throws Exception {
+        int exit = agent.await(bound);
+        if (exit != 0) {
+            throw new IllegalStateException(agent.name() + " failed with exit code " + exit + "; its log:\n"
+                    + Files.readString(agent.log()));
+        }
+    }
+
+    /** The site's gallery, as the super user reads it, once the recognizer has signed one on its topic. */
+    private static FaceGallery awaitGallery(LocalBroker broker, Duration timeout) {
+        String topic = Topics.gallery(SITE);
+        Map<String, FaceGallery> g = readAll(broker.client(LocalBroker.ADMIN), List.of(topic), 1, timeout,
+                b -> FaceRecords.decodeGalleryFromTopic(topic, b), x -> Long.toString(x.getVersion()));
+        return g.values().stream().max(Comparator.comparingLong(FaceGallery::getVersion)).orElseThrow(() ->
+                new IllegalStateException("no gallery on " + topic + " within " + timeout + "; see recognizer.log"));
+    }
+
+    /**
+     * The public strangers' file for the gallery's threshold: the one named, none, or (auto) the raw
+     * public projections of the first image of each of the first {@value #STRANGERS} people of
+     * lfw-public, detected and embedded as the gateway does (YuNet, its default network, the preset
+     * space of the policy's ε). Public faces only, never the site's.
+     */
+    static Optional<Path> strangers(Path root, String option, double epsilon, double answerEpsilon, Path work)
+            throws IOException {
+        if (option.equals("none")) {
+            return Optional.empty();
+        }
+        if (!option.equals("auto")) {
+            Path file = root.resolve(option);
+            PublicStrangers.read(file); // a bad file stops the demo here, naming it
+            return Optional.of(file);
+        }
+        Optional<Path> pub = FaceDatasets.root().or(() -> Optional.of(root.resolve("../shared/datasets").normalize()))
+                .map(r -> r.resolve("lfw-public")).filter(Files::isDirectory);
+        Optional<Path> yunet = FaceModels.findYunet(null).or(() -> Optional.of(root.resolve("../shared/models")
+                .resolve(FaceModels.YUNET_FILE).normalize()).filter(Files::isRegularFile));
+        String network = FaceEmbedders.DLIB; // the agent's default agent.embedder.network, which the demo keeps
+        if (pub.isEmpty() || yunet.isEmpty() || !FaceEmbedders.missing(network).isEmpty()) {
+            return Optional.empty();
+        }
+        long t0 = System.nanoTime();
+        Path links = work.resolve("public-strangers");
+        // All in one folder: who they are does not matter, only that none is a site's person.
+        Path dir = Files.createDirectories(links.resolve("strangers"));
+        try (Stream<Path> s = Files.list(pub.get())) {
+            for (Path person : s.filter(Files::isDirectory).sorted().limit(STRANGERS).toList()) {
+                try (Stream<Path> f = Files.list(person)) {
+                    Optional<Path> first = f.filter(Files::isRegularFile).sorted().findFirst();
+                    if (first.isPresent()) {
+                        Files.createSymbolicLink(dir.resolve(person.getFileName() + "-" + first.get().getFileName()),
+                                first.get().toAbsolutePath());
+                    }
+                }
+            }
+        }
+        LabelledFaces faces;
+        try (YuNetDetector detector = new YuNetDetector(yunet.get(), YuNetDetector.DEFAULT_SCORE, 0);
+             FaceEmbedder embedder = FaceEmbedders.create(network)) {
+            faces = FaceDatasets.embedded(links, detector, embedder);
+        }
+        EmbeddingMechanism m = EmbeddingMechanism.publicPreset(network, EmbeddingMechanism.Noise.SIGN_CAP, answerEpsilon,
+                epsilon);
+        double[][] directions = new double[faces.size()][];
+        for (int i = 0; i < faces.size(); i++) {
+            directions[i] = m.direction(faces.faces()[i]);
+        }
+        Path file = work.resolve("public-strangers.txt");
+        new PublicStrangers("lfw-public", m.releaseSpace(), directions).write(file);
+        System.out.printf("public strangers: %d faces of lfw-public (%s, %s) for the gallery's threshold (%.1f s)%n",
+                faces.size(), network, m.releaseSpace(), (System.nanoTime() - t0) / 1e9);
+        return Optional.of(file);
     }
 
     /** The eigenbasis the agent fitted privately and kept (private-basis-*.eigf), if it fitted one. */
@@ -366,30 +584,22 @@ public final class Demo {
     }
 
     static void print(Outcome o, Path root) {
-        double epsFace = o.published().values().stream().mapToDouble(f -> f.getMechanism().getEpsilonPerFace())
-                .max().orElse(0);
+        double epsFace = o.published().values().stream().filter(f -> f.getEnrollmentLabel() != null)
+                .mapToDouble(f -> f.getMechanism().getEpsilonPerFace()).max().orElse(0);
         PerturbedFace any = o.published().values().iterator().next();
-        int queries = o.originOfQuery().size();
-        int labelled = o.labelled().size();
+        int records = o.queryRecords();
         System.out.println();
         System.out.println("=== privface demo summary ===");
-        System.out.printf("site id:              %s (topics %s, %s)%n", o.stack().site(),
-                Topics.enrollment(o.stack().site()), Topics.query(o.stack().site()));
+        System.out.printf("site id:              %s (topics %s, %s, %s)%n", o.stack().site(),
+                Topics.enrollment(o.stack().site()), Topics.query(o.stack().site()), Topics.answer(o.stack().site()));
         o.stack().security().summary(o.stack().site()).forEach(System.out::println);
         for (String line : o.faceStack()) {
             System.out.println(line);
         }
         System.out.printf("mechanism:            %s, mode %s, %d components, basis %s%n",
                 any.getMechanism().getName(), any.getMechanism().getSensitivityMode(), any.getDimension(), any.getMechanism().getBasisId());
-        System.out.printf("epsilon per face:     %.3f (at most %.4f for one coordinate) on every record%n", epsFace,
+        System.out.printf("epsilon per face:     %.3f (at most %.4f for one coordinate) on every enrollment record%n", epsFace,
                 any.getMechanism().getEpsilonPerCoordinate());
-        System.out.printf("faces released:       %d from %d query images: %d labelled (one per image with a face), %d unlabelled%n",
-                queries, o.queryImages(), labelled, queries - labelled);
-        PerturbedFace query = o.published().values().stream().filter(f -> f.getEnrollmentLabel() == null)
-                .findFirst().orElse(any);
-        System.out.printf("per-track budget:     %s, epsilon %.3f per track (each query image is its own track)%n",
-                query.getTrack() == null ? "none" : query.getTrack().getBudgetPolicy(),
-                query.getTrack() == null ? 0 : query.getTrack().getEpsilonBudget());
         long enrolledImages = o.published().values().stream().filter(f -> f.getEnrollmentLabel() != null)
                 .map(f -> f.getTrackId()).distinct().count();
         double perImage = epsFace * o.enrollmentReleases() / Math.max(1, enrolledImages);
@@ -398,19 +608,69 @@ public final class Demo {
         System.out.printf("epsilon per enrolled image: %.3f%s%n", perImage, o.enrollReleases() == 1
                 ? " (one release: the per-face epsilon)"
                 : String.format(" (%d releases composed; --enroll-releases 1 gives %.3f)", o.enrollReleases(), epsFace));
-        System.out.printf("records published:    %d%n", o.published().size());
+        System.out.printf("release:              %s%s%n", o.release(), switch (o.release()) {
+            case "compare" -> " (two passes of the gateway over the same query images: k-RR answers, then sign-cap"
+                    + " vectors, each at the whole per-face epsilon; a site runs one of them)";
+            case "both" -> " (each query face: a k-RR answer and a sign-cap vector, each at half the face's grant;"
+                    + " the vector keeps the whole epsilon's preset shape, so at half of it it is near chance)";
+            case "answer" -> " (each query face: a k-RR answer only; no vector leaves the gateway)";
+            default -> " (each query face: a vector)";
+        });
+        FaceGallery g = o.gallery();
+        if (g != null) {
+            System.out.printf("gallery:              version %d, C = %d people, class templates of %d enrollment releases,"
+                    + " basis %s, signed by the recognizer%n", g.getVersion(), g.getLabels().size(), g.getEnrollmentReleases(),
+                    g.getBasisId());
+            System.out.printf("open set:             %s%n", o.openSet());
+        }
+        PerturbedFace query = o.published().values().stream().filter(f -> f.getEnrollmentLabel() == null)
+                .findFirst().orElse(null);
+        FaceAnswer answer = o.answers().values().stream().findFirst().orElse(null);
+        double budget = query != null && query.getTrack() != null ? query.getTrack().getEpsilonBudget()
+                : answer != null ? answer.getTrack().getEpsilonBudget() : 0;
+        System.out.printf("per-track budget:     %s, epsilon %.3f per track (each query image is its own track)%n",
+                query != null && query.getTrack() != null ? query.getTrack().getBudgetPolicy()
+                        : answer != null ? answer.getTrack().getBudgetPolicy() : "none", budget);
+        System.out.printf("query records:        %d from %d query images (%d vectors, %d answers); %d of them the labelled"
+                + " face of their image%n", records, o.queryImages(), records - o.answers().size(), o.answers().size(),
+                o.labelled().size());
         long unknown = o.results().values().stream().filter(r -> r.getPredictedLabel() == null).count();
-        System.out.printf("records recognized:   %d of %d queries (%d answered \"unknown\")%n", o.results().size(), queries,
-                unknown);
-        System.out.printf("accuracy:             %.1f%% (%d/%d labelled faces); chance %.1f%%, majority class %.1f%%%n",
-                100.0 * o.accuracy(), o.correct(), labelled, 100.0 / Math.max(1, o.people()),
-                100.0 * o.majority() / Math.max(1, labelled));
+        System.out.printf("records recognized:   %d of %d query records (%d answered \"unknown\")%n", o.results().size(),
+                records, unknown);
+        double answerEps = o.answers().values().stream().mapToDouble(a -> a.getMechanism().getEpsilonPerFace()).max().orElse(0);
+        double vectorEps = o.published().values().stream().filter(f -> f.getEnrollmentLabel() == null)
+                .mapToDouble(f -> f.getMechanism().getEpsilonPerFace()).max().orElse(0);
+        double chance = 100.0 / Math.max(1, o.people());
+        if (o.answerScore().scored() > 0) {
+            System.out.printf("answer accuracy:      %.1f%% (%d/%d labelled faces), k-RR over C+1 = %d outputs, epsilon %.4f"
+                    + " per face; chance %.1f%%, majority class %.1f%%%n", 100 * o.answerScore().accuracy(),
+                    o.answerScore().correct(), o.answerScore().scored(), g == null ? 0 : g.getLabels().size() + 1, answerEps,
+                    chance, 100.0 * o.answerScore().majority() / o.answerScore().scored());
+        }
+        if (o.vectors().scored() > 0) {
+            System.out.printf("%s %.1f%% (%d/%d labelled faces), %s, epsilon %.4f per face; chance %.1f%%, majority"
+                    + " class %.1f%%%n", o.answerScore().scored() > 0 ? "vector accuracy:     " : "accuracy:            ",
+                    100 * o.vectors().accuracy(), o.vectors().correct(), o.vectors().scored(),
+                    any.getMechanism().getSensitivityMode(), vectorEps, chance,
+                    100.0 * o.vectors().majority() / o.vectors().scored());
+        }
+        if (o.release().equals("both")) {
+            System.out.printf("vector open set:      off (recognizer.open-set-margin 0): its distance rule is fitted to"
+                    + " enrollment releases at epsilon %.0f, which query vectors at half of it mostly fall outside%n", epsFace);
+        }
+        if (o.answerScore().scored() > 0 && o.vectors().scored() > 0) {
+            boolean same = o.answerScore().faces().equals(o.vectors().faces());
+            System.out.printf("same faces:           %s; each query face spent epsilon %.4f in all (answer %.4f + vector %.4f%s)%n",
+                    same ? "yes, the " + o.vectors().scored() + " labelled faces each gave one answer and one vector"
+                            : "NO: the two forms were scored on different faces", answerEps + vectorEps, answerEps, vectorEps,
+                    o.release().equals("compare") ? ", one release in each pass" : ", halves of one grant");
+        }
         System.out.printf("labelled face:        %s%n", org.privface.agent.detect.LabelledFace.RULE);
         List<String> others = o.unlabelled();
         long othersUnknown = others.stream().map(o.results()::get)
                 .filter(r -> r != null && r.getPredictedLabel() == null).count();
-        System.out.printf("unlabelled faces:     %d (other people in query images, not scored): %d answered \"unknown\", %d given an"
-                + " enrolled name%n", others.size(), othersUnknown, others.stream().map(o.results()::get)
+        System.out.printf("unlabelled records:   %d (other people in query images, not scored): %d answered \"unknown\", %d given"
+                + " an enrolled name%n", others.size(), othersUnknown, others.stream().map(o.results()::get)
                 .filter(r -> r != null && r.getPredictedLabel() != null).count());
         System.out.println("console password:     in " + o.stack().security().operatorPasswordFile() + " (mode 0600)");
         System.out.println("logs:                 " + root.relativize(root.resolve("k8s/local-stack/target/demo-logs")));

@@ -54,6 +54,7 @@ class EndToEndTest {
         opt.put("--mechanism", "peep");
         opt.put("--mode", "vector");
         opt.put("--components", "16");
+        opt.put("--release", "vector"); // answers decode an embedding: the seed mechanisms release vectors only
         outcome = Demo.execute(root, faces, opt, work, running);
     }
 

@@ -23,12 +23,19 @@ public final class AnswerResults {
     private final Map<String, Tally> tallies = new ConcurrentHashMap<>();
 
     private static final class Tally {
+        final String site;
+        final long galleryVersion;
         final RandomizedResponse channel;
         final double[] counts;
+        /** The label each output index was released with (the records name them); unknown last. */
+        final String[] labels;
 
-        Tally(RandomizedResponse channel) {
+        Tally(String site, long galleryVersion, RandomizedResponse channel) {
+            this.site = site;
+            this.galleryVersion = galleryVersion;
             this.channel = channel;
             this.counts = new double[channel.identities() + 1];
+            this.labels = new String[channel.identities() + 1];
         }
     }
 
@@ -48,9 +55,13 @@ public final class AnswerResults {
      */
     public synchronized void add(FaceAnswer a) {
         String key = a.getSiteId() + "/" + a.getGallery().getVersion() + "/" + a.getMechanism().getKeepNumerator();
-        Tally t = tallies.computeIfAbsent(key, k -> new Tally(new RandomizedResponse(a.getGallery().getIdentities(),
-                a.getMechanism().getKeepNumerator(), ExactDraws.secure(new SecureRandom()))));
+        Tally t = tallies.computeIfAbsent(key, k -> new Tally(a.getSiteId(), a.getGallery().getVersion(),
+                new RandomizedResponse(a.getGallery().getIdentities(), a.getMechanism().getKeepNumerator(),
+                        ExactDraws.secure(new SecureRandom()))));
         t.counts[a.getOutput()]++;
+        if (a.getLabel() != null) {
+            t.labels[a.getOutput()] = a.getLabel();
+        }
     }
 
     /**
@@ -59,11 +70,25 @@ public final class AnswerResults {
      */
     public synchronized Map<String, Estimate> estimates() {
         Map<String, Estimate> out = new LinkedHashMap<>();
-        tallies.forEach((k, t) -> out.put(k, new Estimate(t.counts.clone(), t.channel.estimateCounts(t.counts))));
+        tallies.forEach((k, t) -> out.put(k, new Estimate(t.site, t.galleryVersion, t.channel.identities(),
+                t.channel.epsilon(), t.labels.clone(), t.counts.clone(), t.channel.estimateCounts(t.counts))));
         return out;
     }
 
-    public record Estimate(double[] released, double[] estimated) {
+    /**
+     * One channel's tally: the gallery version and its C, the ε each answer stated, the labels the
+     * outputs were released with (null for an identity no answer named yet, and for unknown, last),
+     * the released counts and their unbiased estimates.
+     */
+    public record Estimate(String site, long galleryVersion, int identities, double epsilon, String[] labels,
+                           double[] released, double[] estimated) {
+        public long answers() {
+            long n = 0;
+            for (double c : released) {
+                n += (long) c;
+            }
+            return n;
+        }
     }
 
     /** The estimates of one site and gallery version summed over ε, with labels (unknown last). */

@@ -26,8 +26,12 @@ import io.micronaut.security.authentication.Authentication;
 import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.serde.annotation.Serdeable;
 import org.privface.recognizer.api.ModelController;
+import org.privface.recognizer.answer.AnswerResults;
+import org.privface.recognizer.answer.GalleryService;
 import org.privface.recognizer.api.SiteController;
+import org.privface.recognizer.ingest.AnswerReader;
 import org.privface.recognizer.ingest.StatusReader;
+import org.privface.wire.avro.FaceGallery;
 
 /**
  * The operator console: one page (Vite-built, under /console) and the JSON it reads. Everything
@@ -46,10 +50,13 @@ public class ConsoleController {
     private final SiteController sites;
     private final ConsoleSettings settings;
     private final Operators operators;
+    private final GalleryService galleries;
+    private final AnswerReader answers;
 
     public ConsoleController(StatusReader status, ConsoleSeries series, ControlProposals proposals,
                              TradeoffCurves tradeoffs, ModelController models, SiteController sites,
-                             ConsoleSettings settings, Operators operators) {
+                             ConsoleSettings settings, Operators operators, GalleryService galleries,
+                             AnswerReader answers) {
         this.status = status;
         this.series = series;
         this.proposals = proposals;
@@ -58,6 +65,8 @@ public class ConsoleController {
         this.sites = sites;
         this.settings = settings;
         this.operators = operators;
+        this.galleries = galleries;
+        this.answers = answers;
     }
 
     @Serdeable
@@ -106,6 +115,8 @@ public class ConsoleController {
         sites.sites().forEach(s -> stats.put(s.site(), s));
         Set<String> all = new TreeSet<>(gateways.keySet());
         all.addAll(stats.keySet());
+        Map<String, AnswerResults.Estimate> estimates = answers.estimates();
+        estimates.values().forEach(e -> all.add(e.site()));
         List<Map<String, Object>> out = new ArrayList<>();
         for (String site : all) {
             List<Map<String, Object>> gws = new ArrayList<>();
@@ -165,6 +176,7 @@ public class ConsoleController {
             s.put("enrollment", enrollment(gws));
             s.put("linking", PersonBudgets.site(gws));
             s.put("recognizer", stats.get(site));
+            s.put("answers", answers(galleries.gallery(site).orElse(null), site, estimates.values()));
             out.add(s);
         }
         Map<String, Object> r = new LinkedHashMap<>();
@@ -201,6 +213,60 @@ public class ConsoleController {
             out.put("totalComposedEpsilon", (Double) out.get("totalComposedEpsilon") + number(e.get("totalComposedEpsilon")).doubleValue());
             out.put("epsilonCap", Math.min((Double) out.get("epsilonCap"), cap.doubleValue()));
         }
+        return out;
+    }
+
+    /**
+     * The site's answer release as the recognizer sees it: the gallery it last published here
+     * (version, C, threshold, how the threshold was set) and, per gallery version and ε, the
+     * answers read with each identity's released count and its unbiased estimate
+     * ({@link org.privface.privacy.answer.RandomizedResponse#estimateCounts}; unknown last). An
+     * estimate may be negative or above the total: it is unbiased, not clipped. Null when neither.
+     */
+    static Map<String, Object> answers(FaceGallery gallery, String site, java.util.Collection<AnswerResults.Estimate> estimates) {
+        List<Map<String, Object>> channels = new ArrayList<>();
+        for (AnswerResults.Estimate e : estimates) {
+            if (!e.site().equals(site)) {
+                continue;
+            }
+            List<String> names = gallery != null && gallery.getVersion() == e.galleryVersion() ? gallery.getLabels() : null;
+            List<Map<String, Object>> people = new ArrayList<>();
+            for (int i = 0; i <= e.identities(); i++) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                // The gallery's name for the index; else the one the answers were released with.
+                row.put("label", i == e.identities() ? "unknown" : names != null ? names.get(i)
+                        : e.labels()[i] != null ? e.labels()[i] : "#" + i);
+                row.put("released", (long) e.released()[i]);
+                row.put("estimated", e.estimated()[i]);
+                people.add(row);
+            }
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("galleryVersion", e.galleryVersion());
+            c.put("identities", e.identities());
+            c.put("epsilonPerAnswer", e.epsilon());
+            c.put("answers", e.answers());
+            c.put("perIdentity", people);
+            channels.add(c);
+        }
+        if (gallery == null && channels.isEmpty()) {
+            return null;
+        }
+        channels.sort(Comparator.comparingLong((Map<String, Object> c) -> (Long) c.get("galleryVersion")).reversed());
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (gallery != null) {
+            Map<String, Object> g = new LinkedHashMap<>();
+            g.put("version", gallery.getVersion());
+            g.put("identities", gallery.getLabels().size());
+            g.put("basisId", gallery.getBasisId());
+            g.put("enrollmentReleases", gallery.getEnrollmentReleases());
+            g.put("threshold", Double.isFinite(gallery.getThreshold()) ? gallery.getThreshold() : null);
+            g.put("openSet", gallery.getCalibration() == null ? "closed set: no public strangers"
+                    : gallery.getCalibration().getStrangers() + " public strangers of " + gallery.getCalibration().getStrangerSet());
+            g.put("builtAt", gallery.getBuiltAt().toString());
+            out.put("gallery", g);
+        }
+        out.put("answers", channels.stream().mapToLong(c -> (Long) c.get("answers")).sum());
+        out.put("channels", channels);
         return out;
     }
 

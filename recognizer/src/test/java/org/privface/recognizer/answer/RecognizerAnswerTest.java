@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.privface.kafka.testkit.RealKafka;
 import org.privface.privacy.answer.RandomizedResponse;
+import org.privface.recognizer.console.PasswordHash;
 import org.privface.recognizer.ingest.AnswerReader;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.AnswerEpsilonScope;
@@ -51,12 +52,14 @@ import org.privface.wire.topics.Topics;
 /**
  * The recognizer service against a real broker: it builds a site's gallery from the enrollment
  * records it reads and publishes it signed on the site's gallery topic, then turns answer records
- * into results and counts them; a bad answer is dead-lettered.
+ * into results and counts them; a bad answer is dead-lettered. The console's overview shows the
+ * site's gallery and, per identity, the answers naming it and the unbiased estimate.
  */
 class RecognizerAnswerTest {
     private static final String SITE = "ansrec";
     private static final int K = 8;
     private static final String SPACE = "fr_feature-test.k" + K;
+    private static final String PASSWORD = "answer console password";
 
     @Test
     void galleryFromEnrollmentsSignedAndAnswersBecomeResults(@TempDir Path dir) throws Exception {
@@ -74,6 +77,7 @@ class RecognizerAnswerTest {
         props.put("recognizer.answer.signing-key-file", keyFile.toString());
         props.put("recognizer.answer.key-id", "rec-1");
         props.put("recognizer.answer.quiet-period", "500ms");
+        props.put("recognizer.console.operators.ops", PasswordHash.hash(PASSWORD.toCharArray()));
         List<String> people = List.of("alice", "bob", "carol");
         try (ApplicationContext ctx = ApplicationContext.run(EmbeddedServer.class, props).getApplicationContext();
              KafkaProducer<String, byte[]> p = new KafkaProducer<>(client(), new StringSerializer(), new ByteArraySerializer())) {
@@ -145,7 +149,58 @@ class RecognizerAnswerTest {
             var e = estimates.get(SITE + "/" + g.getVersion() + "/" + rr.keepNumerator());
             assertEquals(List.of(1.0, 1.0, 1.0, 1.0), java.util.Arrays.stream(e.released()).boxed().toList());
             assertEquals(4, java.util.Arrays.stream(e.estimated()).sum(), 1e-9);
+
+            // The console shows them: the site's gallery and, per identity, the answers and their estimate.
+            Map<String, Object> site = consoleSite(ctx, SITE);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> shown = (Map<String, Object>) site.get("answers");
+            assertTrue(shown != null, "the console's overview has no answers for the site: " + site);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> gallery = (Map<String, Object>) shown.get("gallery");
+            assertEquals(g.getVersion(), ((Number) gallery.get("version")).longValue());
+            assertEquals(3, ((Number) gallery.get("identities")).intValue());
+            assertEquals("closed set: no public strangers", gallery.get("openSet"));
+            assertEquals(4, ((Number) shown.get("answers")).intValue());
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> channels = (List<Map<String, Object>>) shown.get("channels");
+            assertEquals(1, channels.size());
+            assertEquals(rr.epsilon(), ((Number) channels.get(0).get("epsilonPerAnswer")).doubleValue());
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> rows = (List<Map<String, Object>>) channels.get(0).get("perIdentity");
+            double[] expected = rr.estimateCounts(new double[] {1, 1, 1, 1});
+            List<String> labels = new ArrayList<>(people);
+            labels.add("unknown");
+            for (int i = 0; i < rows.size(); i++) {
+                assertEquals(labels.get(i), rows.get(i).get("label"));
+                assertEquals(1, ((Number) rows.get(i).get("released")).intValue());
+                assertEquals(expected[i], ((Number) rows.get(i).get("estimated")).doubleValue(), 1e-9);
+            }
+            assertEquals(4, rows.size());
         }
+    }
+
+    /** The site's entry of /console/api/overview, read over HTTP as a logged-in operator. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> consoleSite(ApplicationContext ctx, String site) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + ctx.getBean(EmbeddedServer.class).getPort();
+        var login = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/login"))
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                        "{\"username\":\"ops\",\"password\":\"" + PASSWORD + "\"}")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        String token = login.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("JWT="))
+                .map(c -> c.substring(4, c.indexOf(';'))).findFirst().orElseThrow(() -> new AssertionError("no login: " + login));
+        var overview = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/console/api/overview"))
+                .header("Authorization", "Bearer " + token).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, overview.statusCode(), overview.body());
+        Map<String, Object> body = ctx.getBean(io.micronaut.json.JsonMapper.class).readValue(overview.body(), Map.class);
+        for (Map<String, Object> s : (List<Map<String, Object>>) body.get("sites")) {
+            if (site.equals(s.get("site"))) {
+                return s;
+            }
+        }
+        throw new AssertionError("site " + site + " not in the console's overview: " + overview.body());
     }
 
     private static Properties client() {
