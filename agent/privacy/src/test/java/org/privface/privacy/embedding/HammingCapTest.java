@@ -122,4 +122,66 @@ class HammingCapTest {
         assertTrue(!x[0] && !x[7]);
         assertThrows(IllegalArgumentException.class, () -> cap.release(new boolean[7]));
     }
+
+    /** C(K, j) for every j ≤ K, K ≤ 20, against Pascal's rule computed here: the last entry C(K, K) = 1 included. */
+    @Test
+    void binomialsAreAWholeRowOfPascalsTriangle() {
+        long[] row = {1};
+        for (int k = 1; k <= 20; k++) {
+            long[] next = new long[k + 1];
+            next[0] = 1;
+            next[k] = 1;
+            for (int j = 1; j < k; j++) {
+                next[j] = row[j - 1] + row[j];
+            }
+            row = next;
+            BigInteger[] c = HammingCap.binomials(k);
+            assertEquals(k + 1, c.length);
+            for (int j = 0; j <= k; j++) {
+                assertEquals(BigInteger.valueOf(row[j]), c[j], "C(" + k + ", " + j + ")");
+            }
+        }
+    }
+
+    /** The numerator chosen is the largest on the grid whose stated ε is within the request: one more would exceed it. */
+    @Test
+    void forEpsilonPicksTheLargestNumeratorWithinTheRequest() {
+        for (int[] shape : SHAPES) {
+            for (double eps : EPSILONS) {
+                HammingCap cap;
+                try {
+                    cap = HammingCap.forEpsilon(shape[0], shape[1], eps, SeededRandom.of(1));
+                } catch (IllegalArgumentException tooSmall) {
+                    continue;
+                }
+                long m = cap.pNumerator();
+                assertTrue(cap.epsilon() <= eps, shape[0] + "/" + shape[1] + " ε " + eps);
+                assertTrue(m == (1L << 32) - 1 || HammingCap.epsilon(shape[0], shape[1], m + 1) > eps,
+                        shape[0] + "/" + shape[1] + " ε " + eps + ": m + 1 = " + (m + 1) + " also fits");
+            }
+        }
+    }
+
+    /**
+     * A request of exactly the ε a numerator states gets that numerator (the check is ≤, not &lt;),
+     * down to the smallest one above the ball's share; a hair less is refused there.
+     */
+    @Test
+    void aRequestOfExactlyAStatedEpsilonGetsItsNumerator() {
+        for (int[] shape : new int[][] {{4, 1}, {8, 1}, {16, 2}, {64, 1}}) {
+            BigInteger v = HammingCap.ballSize(HammingCap.binomials(shape[0]), shape[1]);
+            long floor = v.shiftLeft(32).shiftRight(shape[0]).longValueExact() + 1;
+            for (long m : new long[] {floor, floor + 1, 3_000_000_000L, (1L << 32) - 2, (1L << 32) - 1}) {
+                double stated = HammingCap.epsilon(shape[0], shape[1], m);
+                if (m < (1L << 32) - 1 && stated == HammingCap.epsilon(shape[0], shape[1], m + 1)) {
+                    continue; // two numerators share a double: the larger one is the answer
+                }
+                assertEquals(m, HammingCap.forEpsilon(shape[0], shape[1], stated, SeededRandom.of(1)).pNumerator(),
+                        shape[0] + "/" + shape[1] + " at ε " + stated);
+            }
+            double least = HammingCap.epsilon(shape[0], shape[1], floor);
+            assertThrows(IllegalArgumentException.class,
+                    () -> HammingCap.forEpsilon(shape[0], shape[1], Math.nextDown(least), SeededRandom.of(1)));
+        }
+    }
 }
