@@ -3,9 +3,7 @@ package org.privface.privacy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,35 +18,17 @@ import org.privface.privacy.ExactCoins.Bits;
  * (CoinTree) enumerate draws as bit strings, so they rest on this mapping.
  */
 class ExactCoinsBitsTest {
-    /** A seeded SHA1PRNG that records every byte and every fetch it serves. */
-    static final class Recording extends SecureRandom {
-        private final SecureRandom inner;
-        final ByteArrayOutputStream served = new ByteArrayOutputStream();
-        final List<Integer> fetches = new ArrayList<>();
-
-        Recording(long seed) {
-            this.inner = SeededRandom.of(seed);
-        }
-
-        @Override
-        public void nextBytes(byte[] bytes) {
-            inner.nextBytes(bytes);
-            served.write(bytes, 0, bytes.length);
-            fetches.add(bytes.length);
-        }
-    }
-
     /** Reads the recorded stream bit by bit, as the contract says Bits must. */
     static final class Reference {
-        private final Recording source;
+        private final RecordingRandom source;
         long position;
 
-        Reference(Recording source) {
+        Reference(RecordingRandom source) {
             this.source = source;
         }
 
         long bits(int k) {
-            byte[] b = source.served.toByteArray();
+            byte[] b = source.served();
             long r = 0;
             for (int j = 0; j < k; j++, position++) {
                 r |= (long) ((b[(int) (position / 8)] >> (position % 8)) & 1) << j;
@@ -72,7 +52,7 @@ class ExactCoinsBitsTest {
 
     @Test
     void bitsAreTheGeneratorsBytesLowestBitFirst() {
-        Recording g = new Recording(3);
+        RecordingRandom g = new RecordingRandom(3);
         Bits bits = new Bits(g, 64);
         Reference ref = new Reference(g);
         // 32 then 32 ends a word exactly; 63 then 1 too; the rest walks every k across word and buffer ends.
@@ -91,7 +71,7 @@ class ExactCoinsBitsTest {
 
     @Test
     void uniformsTakeTheFirstDrawOfTheFewestBitsBelowN() {
-        Recording g = new Recording(4);
+        RecordingRandom g = new RecordingRandom(4);
         Bits bits = new Bits(g, 64);
         Reference ref = new Reference(g);
         long[] sizes = {1, 2, 3, 5, 7, 8, 100, (1L << 62) + 1, Long.MAX_VALUE};
@@ -111,7 +91,7 @@ class ExactCoinsBitsTest {
 
     @Test
     void bigUniformsAndCoinsFollowTheSameStream() {
-        Recording g = new Recording(5);
+        RecordingRandom g = new RecordingRandom(5);
         Bits bits = new Bits(g, 64);
         Reference ref = new Reference(g);
         BigInteger[] sizes = {BigInteger.ONE, BigInteger.valueOf(5), BigInteger.ONE.shiftLeft(62), BigInteger.ONE.shiftLeft(62).add(BigInteger.ONE),
@@ -133,15 +113,15 @@ class ExactCoinsBitsTest {
     void bytesAreFetchedInBulkAndOnlyWhenUsedUp() {
         int[][] sizes = {{1, 64}, {64, 64}, {65, 72}, {72, 72}, {200, 200}, {203, 208}};
         for (int[] s : sizes) {
-            Recording g = new Recording(6);
+            RecordingRandom g = new RecordingRandom(6);
             Bits bits = new Bits(g, s[0]);
-            assertEquals(List.of(s[1]), g.fetches, s[0] + " bytes asked");
+            assertEquals(List.of(s[1]), g.fetches(), s[0] + " bytes asked");
             for (int i = 0; i < s[1] / 4; i++) {
                 bits.bits(32);
             }
-            assertEquals(List.of(s[1]), g.fetches, "all " + s[1] + " bytes used, none more fetched");
+            assertEquals(List.of(s[1]), g.fetches(), "all " + s[1] + " bytes used, none more fetched");
             bits.bits(1);
-            assertEquals(List.of(s[1], s[1]), g.fetches, "one more bit");
+            assertEquals(List.of(s[1], s[1]), g.fetches(), "one more bit");
             assertEquals(s[1] * 8L + 1, bits.used());
         }
     }
