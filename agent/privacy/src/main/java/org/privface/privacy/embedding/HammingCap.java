@@ -110,8 +110,7 @@ public final class HammingCap {
         BigInteger inside = m.multiply(rest);
         BigInteger outside = P_DENOMINATOR.subtract(m).multiply(v);
         // A p below the ball's share inverts the ratio; the loss is its absolute log either way.
-        return inside.compareTo(outside) >= 0 ? SpentEpsilon.lnRatioUp(inside, outside)
-                : SpentEpsilon.lnRatioUp(outside, inside);
+        return SpentEpsilon.lnRatioUp(inside.max(outside), inside.min(outside));
     }
 
     static void checkShape(int bits, int radius) {

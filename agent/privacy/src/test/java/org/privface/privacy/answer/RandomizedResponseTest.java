@@ -268,6 +268,9 @@ class RandomizedResponseTest {
         assertEquals(5, rr.unknown());
         assertEquals(RandomizedResponse.epsilonOf(5, rr.keepNumerator()), rr.epsilon());
         assertEquals(rr.keepNumerator() / (double) (1L << RandomizedResponse.KEEP_BITS), rr.keepProbability());
+        // κ = q exactly (a·(C + 1) = 2^62): the channel tells nothing, ε is 0, not a rounding above it.
+        assertEquals(0.0, RandomizedResponse.epsilonOf(3, 1L << 60));
+        assertTrue(RandomizedResponse.epsilonOf(3, (1L << 60) + 1) > 0);
         assertEquals(BigInteger.valueOf(rr.keepNumerator()).multiply(BigInteger.valueOf(5)), rr.channelNumerator(2, 2));
         boolean[] seen = new boolean[6];
         for (int i = 0; i < 2000; i++) {
