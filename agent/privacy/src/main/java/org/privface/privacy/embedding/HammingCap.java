@@ -150,7 +150,7 @@ public final class HammingCap {
             throw new IllegalArgumentException("need a " + bits + "-bit code, was " + code.length);
         }
         boolean inBall = coins.bernoulli(pNumerator, 1L << P_BITS);
-        int d = inBall ? distance(coins, 0, radius, ball) : distance(coins, radius + 1, bits, rest);
+        int d = inBall ? distance(coins, 0, ball) : distance(coins, radius + 1, rest);
         boolean[] out = code.clone();
         // A uniform d-subset by selection sampling (Knuth's Algorithm S): position i is flipped with
         // probability (still to flip)/(positions left), so each subset has probability 1/C(K, d).
@@ -166,18 +166,19 @@ public final class HammingCap {
     }
 
     /**
-     * A distance j in [from, to] with P(j) = C(K, j)/total exactly, total = Σ C(K, j) over the
-     * range: stop at j with probability C(K, j)/(what is left of the total), one exact coin per step.
+     * A distance j ≥ from with P(j) = C(K, j)/total exactly, total = Σ C(K, j) over the range from
+     * {@code from}: stop at j with probability C(K, j)/(what is left of the total), one exact coin
+     * per step. The range's last coin is certain (what is left is its own C(K, j)), so the loop needs
+     * no bound.
      */
-    private int distance(Bits coins, int from, int to, BigInteger total) {
+    private int distance(Bits coins, int from, BigInteger total) {
         BigInteger left = total;
-        for (int j = from; j < to; j++) {
+        for (int j = from; ; j++) {
             if (coins.bernoulli(binomial[j], left)) {
                 return j;
             }
             left = left.subtract(binomial[j]);
         }
-        return to;
     }
 
     public int bits() {
