@@ -168,4 +168,28 @@ class HammingCapTest {
                     () -> HammingCap.forEpsilon(shape[0], shape[1], Math.nextDown(least), SeededRandom.of(1)));
         }
     }
+
+    /**
+     * Bad shapes and numerators are refused by their own checks, with messages that say which bound
+     * was broken (the exact arithmetic behind them would also fail, but with a message about fractions).
+     */
+    @Test
+    void badShapesAndNumeratorsAreRefusedWithTheBoundTheyBreak() {
+        HammingCap.checkShape(1, 0);
+        HammingCap.checkShape(4096, 0);
+        HammingCap.checkShape(8, 7);
+        assertEquals("need 1 to 4096 bits, was 0", assertThrows(IllegalArgumentException.class, () -> HammingCap.checkShape(0, 0)).getMessage());
+        assertEquals("need 1 to 4096 bits, was 4097",
+                assertThrows(IllegalArgumentException.class, () -> HammingCap.checkShape(4097, 0)).getMessage());
+        assertEquals("radius must be in [0, 8), was 8", assertThrows(IllegalArgumentException.class, () -> HammingCap.checkShape(8, 8)).getMessage());
+        assertEquals("radius must be in [0, 8), was -1", assertThrows(IllegalArgumentException.class, () -> HammingCap.checkShape(8, -1)).getMessage());
+        assertEquals("radius must be in [0, 8), was 8",
+                assertThrows(IllegalArgumentException.class, () -> HammingCap.forEpsilon(8, 8, 10, SeededRandom.of(1))).getMessage());
+        assertEquals("radius must be in [0, 8), was 8",
+                assertThrows(IllegalArgumentException.class, () -> new HammingCap(8, 8, 1L << 31, SeededRandom.of(1))).getMessage());
+        assertEquals("p numerator must be in (0, 2^32), was 0",
+                assertThrows(IllegalArgumentException.class, () -> new HammingCap(4, 1, 0, SeededRandom.of(1))).getMessage());
+        assertEquals("p numerator must be in (0, 2^32), was 4294967296",
+                assertThrows(IllegalArgumentException.class, () -> new HammingCap(4, 1, 1L << 32, SeededRandom.of(1))).getMessage());
+    }
 }
