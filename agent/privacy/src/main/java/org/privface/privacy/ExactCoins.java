@@ -48,11 +48,13 @@ public final class ExactCoins {
         if (magnitude < 0) {
             return REJECTED;
         }
-        boolean negative = bits.bits(1) == 1;
-        if (negative && magnitude == 0) {
-            return REJECTED; // −0 and +0 would otherwise both map to 0, doubling its weight
+        // One fair sign bit, 1 for negative, used once: (1, 0) is rejected (sign > magnitude only there),
+        // since −0 and +0 would otherwise both map to 0, doubling its weight.
+        long sign = bits.bits(1);
+        if (sign > magnitude) {
+            return REJECTED;
         }
-        return negative ? -magnitude : magnitude;
+        return (1 - 2 * sign) * magnitude;
     }
 
     /** X ≥ 0 with P(x) = (1 − e^{−1/t})·e^{−x/t}, exactly: the magnitude of {@link #discreteLaplace} without the sign. */
@@ -92,15 +94,14 @@ public final class ExactCoins {
         return bits.bernoulliExpAtMostOne(num, den);
     }
 
-    /** Bernoulli(exp(−num/den)) for any num ≥ 0: one e^-1 coin per whole unit of γ, then the rest. */
+    /** Bernoulli(exp(−num/den)) for any num ≥ 0: one e^-1 coin per whole unit of γ, then one for the remainder. */
     public static boolean bernoulliExp(long num, long den, Bits bits) {
-        while (num > den) {
+        for (long whole = num / den; whole > 0; whole--) {
             if (!bernoulliExpAtMostOne(1, 1, bits)) {
                 return false;
             }
-            num -= den;
         }
-        return bernoulliExpAtMostOne(num, den, bits);
+        return bernoulliExpAtMostOne(num % den, den, bits);
     }
 
     /**
@@ -150,10 +151,13 @@ public final class ExactCoins {
             return (wordsBefore + position / 8) * 64 - available;
         }
 
-        /** k uniform bits, 1 ≤ k ≤ 63, in the low bits of the result. */
+        /**
+         * k uniform bits, 1 ≤ k ≤ 63, in the low bits of the result. The masks −1 >>> (64 − j) keep j ≥ 1
+         * bits (all 64 at j = 0, which never occurs): a word refilled before it is used up would show.
+         */
         public long bits(int k) {
             if (k <= available) {
-                long r = word & ((1L << k) - 1);
+                long r = word & (-1L >>> (64 - k));
                 word >>>= k;
                 available -= k;
                 return r;
@@ -163,7 +167,7 @@ public final class ExactCoins {
             int have = available;
             int need = k - have;
             word = nextWord();
-            r |= (word & ((1L << need) - 1)) << have;
+            r |= (word & (-1L >>> (64 - need))) << have;
             word >>>= need;
             available = 64 - need;
             return r;
@@ -186,13 +190,13 @@ public final class ExactCoins {
             }
         }
 
-        /** Uniform on {0, …, n − 1}, n ≥ 1, exactly: {@link #uniform(long)} where n fits, else rejection on n's bit length. */
+        /**
+         * Uniform on {0, …, n − 1}, n ≥ 1, exactly: the fewest bits that cover n − 1, in chunks of 62
+         * lowest first, redrawn when ≥ n (the same bits as {@link #uniform(long)} where n fits a long).
+         */
         public BigInteger uniform(BigInteger n) {
             if (n.signum() < 1) {
                 throw new IllegalArgumentException("need n >= 1, was " + n);
-            }
-            if (n.bitLength() < 63) {
-                return BigInteger.valueOf(uniform(n.longValue()));
             }
             int k = n.subtract(BigInteger.ONE).bitLength();
             while (true) {

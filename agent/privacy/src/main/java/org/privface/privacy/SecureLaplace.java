@@ -5,6 +5,7 @@ import java.math.RoundingMode;
 import java.security.SecureRandom;
 
 import org.privface.privacy.ExactCoins.Bits;
+import org.privface.privacy.embedding.EmbeddingMechanism;
 
 /**
  * The Laplace mechanism for vectors, sampled exactly on a power-of-two grid so that neither
@@ -34,7 +35,7 @@ import org.privface.privacy.ExactCoins.Bits;
  */
 public final class SecureLaplace {
     /** g is the smallest power of two at least b / 2^20: a grid a million times finer than the noise. */
-    static final int GRANULARITY_EXPONENT = 20;
+    public static final int GRANULARITY_EXPONENT = 20;
     /** Random bytes fetched per coordinate in one bulk draw (a sample uses 13 to 19); running short costs another draw. */
     static final int BYTES_PER_COORDINATE = 24;
     /**
@@ -52,20 +53,12 @@ public final class SecureLaplace {
 
     /** Uses the JDK's NIST SP 800-90A DRBG, seeded by the operating system. */
     public SecureLaplace() {
-        this(defaultRandom());
+        this(EmbeddingMechanism.drbg());
     }
 
     /** For statistical tests that need a reproducible stream; production uses the default. */
     public SecureLaplace(SecureRandom random) {
         this.random = random;
-    }
-
-    private static SecureRandom defaultRandom() {
-        try {
-            return SecureRandom.getInstance("DRBG");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            return new SecureRandom();
-        }
     }
 
     /**
@@ -134,8 +127,11 @@ public final class SecureLaplace {
         return out;
     }
 
-    /** round(x/g); refuses what is not finite or too large for the sum with the noise to stay exact in a double. */
-    private static long centre(double x, double g, int index) {
+    /**
+     * round(x/g), coordinate {@code index}'s grid point in steps of g (for the Gaussian too); refuses what
+     * is not finite or beyond 2^52 steps, where the sum with the noise would no longer be exact in a double.
+     */
+    public static long centre(double x, double g, int index) {
         if (!Double.isFinite(x)) {
             throw new IllegalArgumentException("coordinate " + index + " is not finite");
         }

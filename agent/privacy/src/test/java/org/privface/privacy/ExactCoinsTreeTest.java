@@ -3,6 +3,7 @@ package org.privface.privacy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Locale;
@@ -100,6 +101,33 @@ class ExactCoinsTreeTest {
                 assertTrue(!failure.startsWith("too shallow"), m + ": " + failure);
             }
         }
+    }
+
+    /** P(x) = (1 − e^{−1/T})·e^{−x/T}, bracketed with exact rationals. */
+    static Q[] geometricPmf(long t, long x) {
+        Q[] q = CoinTree.expNegBounds(Q.of(1, t));
+        Q[] qx = CoinTree.expNegBounds(Q.of(x, t));
+        return new Q[] {Q.ONE.minus(q[1]).times(qx[0]), Q.ONE.minus(q[0]).times(qx[1])};
+    }
+
+    /**
+     * The geometric magnitude alone (KNormGradient's radius): its whole loop, retries included,
+     * enumerated with the e^-γ coins as primitives, against its closed form; a coin 0.1 % off fails.
+     */
+    @Test
+    void theGeometricHasItsClosedForm() {
+        // T = 2 already retries (U = 1 is rejected with probability 1 − e^{-1/2}); retries do not merge, so T stays small.
+        for (long t : new long[] {1, 2}) {
+            CoinTree.Result<Long> r = CoinTree.enumerate(bits -> ExactCoins.geometric(t, bits), CUTOFF, Mutation.NONE, false, true);
+            String failure = CoinTree.checkPmf(r, x -> geometricPmf(t, x), 0, 3 * t);
+            assertNull(failure, "T = " + t + ": " + failure);
+        }
+        CoinTree.Result<Long> mutant = CoinTree.enumerate(bits -> ExactCoins.geometric(2, bits), CUTOFF, Mutation.COIN_RATE, false, true);
+        String caught = CoinTree.checkPmf(mutant, x -> geometricPmf(2, x), 0, 6);
+        assertNotNull(caught, "a 0.1% coin passed in the geometric");
+        assertTrue(!caught.startsWith("too shallow"), caught);
+        assertThrows(IllegalArgumentException.class, () -> ExactCoins.geometric(0, new ExactCoins.Bits(SeededRandom.of(1), 64)));
+        assertThrows(IllegalArgumentException.class, () -> ExactCoins.discreteLaplace(0, new ExactCoins.Bits(SeededRandom.of(1), 64)));
     }
 
     /** Bernoulli(e^{−num/den}) (CKS Algorithm 1, and the loop over whole units) at its exact rate. */

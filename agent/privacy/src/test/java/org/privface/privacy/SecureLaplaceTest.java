@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -131,5 +133,122 @@ class SecureLaplaceTest {
         }
         assertThrows(IllegalArgumentException.class, () -> lap.addNoise(new double[] {Double.NaN}, 1, 1));
         assertThrows(IllegalArgumentException.class, () -> lap.addNoise(x, 0, 1));
+    }
+
+    /** T = ⌈(⌊Δ/g⌋ + d)·b/Δ⌉ written out here in exact decimals (the class comment's rule), for the reference below. */
+    static long steps(double delta, double g, int d, BigDecimal num, BigDecimal den) {
+        return Math.max(1, new BigDecimal(Math.floor(delta / g) + d).multiply(num).divide(den, 0, RoundingMode.CEILING)
+                .longValueExact());
+    }
+
+    /**
+     * Every form of the release is (round(x/g) + K)·g, K the exact discrete Laplace drawn from the
+     * vector's one bulk draw of 24 bytes a coordinate: replayed on the same seeded stream, the
+     * draws match output for output (a sign flip of K or a shorter bulk draw would not).
+     */
+    @Test
+    void aReleaseIsTheGridPointPlusTheExactSamplersSteps() {
+        double[] x = {0.3, -1.7, 5.0, 0.0, 1e-3, -2.5e-6};
+        int d = x.length;
+        int bytes = SecureLaplace.BYTES_PER_COORDINATE * d;
+        double delta = 2;
+        double eps = 3;
+        double g = SecureLaplace.granularity(delta / eps);
+
+        RecordingRandom r = new RecordingRandom(21);
+        double[] out = new SecureLaplace(r).addNoise(x, delta, eps);
+        assertEquals(bytes, r.fetches().get(0));
+        ExactCoins.Bits ref = new ExactCoins.Bits(SeededRandom.of(21), bytes);
+        long t = steps(delta, g, d, BigDecimal.ONE, new BigDecimal(eps));
+        assertEquals(t, SecureLaplace.scaleSteps(delta, eps, d));
+        for (int i = 0; i < d; i++) {
+            assertEquals((Math.round(x[i] / g) + ExactCoins.discreteLaplace(t, ref)) * g, out[i], "addNoise " + i);
+        }
+
+        r = new RecordingRandom(22);
+        out = new SecureLaplace(r).addNoisePerCoordinate(x, delta, eps);
+        assertEquals(bytes, r.fetches().get(0));
+        ref = new ExactCoins.Bits(SeededRandom.of(22), bytes);
+        t = steps(delta, g, 1, BigDecimal.ONE, new BigDecimal(eps));
+        for (int i = 0; i < d; i++) {
+            assertEquals((Math.round(x[i] / g) + ExactCoins.discreteLaplace(t, ref)) * g, out[i], "addNoisePerCoordinate " + i);
+        }
+
+        // Scaled: each coordinate its own Δ_k, b_k and grid; the last asks ε_k = 2^40, so its grid is Δ·2^-31.
+        double[] deltas = {1, 0.5, 2, 1, 3, 1};
+        double[] scales = {1, 0.01, 7, 1e-3, 0.2, 0x1p-40};
+        r = new RecordingRandom(23);
+        out = new SecureLaplace(r).addNoiseScaled(x, deltas, scales);
+        assertEquals(bytes, r.fetches().get(0));
+        ref = new ExactCoins.Bits(SeededRandom.of(23), bytes);
+        for (int i = 0; i < d; i++) {
+            double gi = Math.max(SecureLaplace.granularity(scales[i]), SecureLaplace.ceilPowerOfTwo(deltas[i] * 0x1p-31));
+            long ti = steps(deltas[i], gi, 1, new BigDecimal(scales[i]), new BigDecimal(deltas[i]));
+            assertEquals((Math.round(x[i] / gi) + ExactCoins.discreteLaplace(ti, ref)) * gi, out[i], "addNoiseScaled " + i);
+        }
+        assertEquals(0x1p-31, Math.max(SecureLaplace.granularity(scales[5]), SecureLaplace.ceilPowerOfTwo(0x1p-31)));
+        assertThrows(IllegalArgumentException.class, () -> seeded(1).addNoiseScaled(x, new double[5], scales));
+        assertThrows(IllegalArgumentException.class, () -> seeded(1).addNoiseScaled(x, deltas, new double[7]));
+    }
+
+    /** The uniform is ((64 generator bits >>> 11) + 1)·2^-53: in (0, 1], from the same stream as nextLong. */
+    @Test
+    void theUniformIsTheTop53BitsPlusOneUlp() {
+        SecureLaplace lap = new SecureLaplace(SeededRandom.of(31));
+        SecureRandom ref = SeededRandom.of(31);
+        for (int i = 0; i < 1000; i++) {
+            double u = lap.uniform();
+            assertEquals(((ref.nextLong() >>> 11) + 1) * 0x1p-53, u);
+            assertTrue(u > 0 && u <= 1, "uniform " + u);
+        }
+    }
+
+    /** The system generator's release lies on the grid too (the default constructor's generator is live). */
+    @Test
+    void theDefaultGeneratorReleasesOnTheGrid() {
+        double[] out = new SecureLaplace().addNoise(new double[] {0.25, -3}, 1, 1);
+        double g = SecureLaplace.granularity(1);
+        for (double y : out) {
+            assertEquals(Math.rint(y / g), y / g);
+        }
+    }
+
+    /** Exact powers of two map to themselves, anything above one to the next; the smallest normal is the floor. */
+    @Test
+    void ceilPowerOfTwoAtAndBetweenPowers() {
+        assertEquals(Double.MIN_NORMAL, SecureLaplace.ceilPowerOfTwo(Double.MIN_NORMAL));
+        assertEquals(1.0, SecureLaplace.ceilPowerOfTwo(1.0));
+        assertEquals(2.0, SecureLaplace.ceilPowerOfTwo(Math.nextUp(1.0)));
+        assertEquals(1.0, SecureLaplace.ceilPowerOfTwo(0.75));
+        assertEquals(4.0, SecureLaplace.ceilPowerOfTwo(3.0));
+        assertEquals(0x1p1000, SecureLaplace.ceilPowerOfTwo(0x1p1000));
+        for (double bad : new double[] {0, Math.nextDown(Double.MIN_NORMAL), -1, Double.NaN, Double.POSITIVE_INFINITY}) {
+            assertThrows(IllegalArgumentException.class, () -> SecureLaplace.ceilPowerOfTwo(bad), "x " + bad);
+        }
+        assertEquals(0x1p-20, SecureLaplace.granularity(1));
+        assertEquals(0x1p-19, SecureLaplace.granularity(Math.nextUp(1.0)));
+    }
+
+    /** The grid's limits, at their exact boundaries: 2^52 steps are accepted, one more is not. */
+    @Test
+    void gridLimitsHoldAtTheirExactBoundaries() {
+        long max = 1L << 52;
+        assertEquals(max, SecureLaplace.centre(0x1p52 * 0x1p-20, 0x1p-20, 0));
+        assertEquals(-max, SecureLaplace.centre(-0x1p52, 1, 0));
+        assertThrows(IllegalArgumentException.class, () -> SecureLaplace.centre(Math.nextUp(0x1p52), 1, 0));
+        assertThrows(IllegalArgumentException.class, () -> SecureLaplace.centre(Math.nextDown(-0x1p52), 1, 0));
+        assertThrows(IllegalArgumentException.class, () -> SecureLaplace.centre(Double.POSITIVE_INFINITY, 1, 0));
+        assertEquals(3, SecureLaplace.centre(2.5, 1, 0));
+        assertEquals(-2, SecureLaplace.centre(-2.5, 1, 0));
+        // D = ⌊Δ/g⌋ + d below 2^52 whole steps of sensitivity.
+        assertEquals(max + 2, SecureLaplace.shiftSteps(max - 1, 1, 3));
+        assertEquals(4, SecureLaplace.shiftSteps(2.5, 1, 2));
+        assertThrows(IllegalArgumentException.class, () -> SecureLaplace.shiftSteps(max, 1, 1));
+        // T = ⌈D·num/den⌉ up to 2^52 steps, at least 1.
+        assertEquals(max, SecureLaplace.scaleSteps(max, BigDecimal.ONE, BigDecimal.ONE));
+        assertThrows(IllegalArgumentException.class, () -> SecureLaplace.scaleSteps(max + 1, BigDecimal.ONE, BigDecimal.ONE));
+        assertEquals(4, SecureLaplace.scaleSteps(7, BigDecimal.ONE, BigDecimal.valueOf(2)));
+        assertEquals(3, SecureLaplace.scaleSteps(6, BigDecimal.ONE, BigDecimal.valueOf(2)));
+        assertEquals(1, SecureLaplace.scaleSteps(1, BigDecimal.ONE, BigDecimal.valueOf(1000)));
     }
 }

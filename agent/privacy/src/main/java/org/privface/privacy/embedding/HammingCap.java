@@ -61,24 +61,24 @@ public final class HammingCap {
         BigInteger[] c = binomials(bits);
         BigInteger v = ballSize(c, radius);
         BigInteger rest = BigInteger.ONE.shiftLeft(bits).subtract(v);
-        // p/(1 − p) = e^ε · V/(2^K − V): a first guess in doubles, then moved until the exact check holds.
-        double logOdds = epsilon + ln(v) - ln(rest);
-        double p = logOdds > 40 ? 1 : 1 / (1 + Math.exp(-logOdds));
-        long top = (1L << P_BITS) - 1;
         // p must exceed the ball's share of the cube, or the cap would get less than uniform mass.
-        long floor = v.shiftLeft(P_BITS).divide(v.add(rest)).longValueExact() + 1;
-        long m = Math.max(floor, Math.min((long) Math.floor(p * P_DENOMINATOR.doubleValue()), top));
-        while (m >= floor && spentUp(v, rest, m) > epsilon) {
-            m--;
-        }
-        while (m < top && spentUp(v, rest, m + 1) <= epsilon) {
-            m++;
-        }
-        if (m < floor) {
+        long lo = v.shiftLeft(P_BITS).divide(v.add(rest)).longValueExact() + 1;
+        if (!(spentUp(v, rest, lo) <= epsilon)) {
             throw new IllegalArgumentException("ε " + epsilon + " is too small for a ball of radius " + radius
                     + " in " + bits + " bits");
         }
-        return new HammingCap(bits, radius, m, random);
+        // From there the spent ε grows with m: the largest m ≤ 2^32 − 1 whose bound is ≤ ε, by bisection
+        // on the exact check alone (lo always passes it), so no floating-point guess decides m.
+        long hi = (1L << P_BITS) - 1;
+        while (lo < hi) {
+            long mid = hi - (hi - lo) / 2;
+            if (spentUp(v, rest, mid) <= epsilon) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return new HammingCap(bits, radius, lo, random);
     }
 
     public HammingCap(int bits, int radius, long pNumerator, SecureRandom random) {
@@ -110,8 +110,7 @@ public final class HammingCap {
         BigInteger inside = m.multiply(rest);
         BigInteger outside = P_DENOMINATOR.subtract(m).multiply(v);
         // A p below the ball's share inverts the ratio; the loss is its absolute log either way.
-        return inside.compareTo(outside) >= 0 ? SpentEpsilon.lnRatioUp(inside, outside)
-                : SpentEpsilon.lnRatioUp(outside, inside);
+        return SpentEpsilon.lnRatioUp(inside.max(outside), inside.min(outside));
     }
 
     static void checkShape(int bits, int radius) {
@@ -140,12 +139,6 @@ public final class HammingCap {
         return v;
     }
 
-    /** Natural log of a positive big integer to double precision: its top 62 bits, then the shift. */
-    static double ln(BigInteger x) {
-        int shift = Math.max(0, x.bitLength() - 62);
-        return Math.log(x.shiftRight(shift).doubleValue()) + shift * Math.log(2);
-    }
-
     /** Releases a code: a new array, the input untouched. */
     public boolean[] release(boolean[] code) {
         return release(code, new Bits(random, RELEASE_BYTES));
@@ -157,12 +150,13 @@ public final class HammingCap {
             throw new IllegalArgumentException("need a " + bits + "-bit code, was " + code.length);
         }
         boolean inBall = coins.bernoulli(pNumerator, 1L << P_BITS);
-        int d = inBall ? distance(coins, 0, radius, ball) : distance(coins, radius + 1, bits, rest);
+        int d = inBall ? distance(coins, 0, ball) : distance(coins, radius + 1, rest);
         boolean[] out = code.clone();
         // A uniform d-subset by selection sampling (Knuth's Algorithm S): position i is flipped with
         // probability (still to flip)/(positions left), so each subset has probability 1/C(K, d).
+        // The loop needs no bound on i: position K − left is flipped with certainty, so it ends in the code.
         int left = d;
-        for (int i = 0; i < bits && left > 0; i++) {
+        for (int i = 0; left > 0; i++) {
             if (coins.bernoulli(left, bits - i)) {
                 out[i] = !out[i];
                 left--;
@@ -172,18 +166,19 @@ public final class HammingCap {
     }
 
     /**
-     * A distance j in [from, to] with P(j) = C(K, j)/total exactly, total = Σ C(K, j) over the
-     * range: stop at j with probability C(K, j)/(what is left of the total), one exact coin per step.
+     * A distance j ≥ from with P(j) = C(K, j)/total exactly, total = Σ C(K, j) over the range from
+     * {@code from}: stop at j with probability C(K, j)/(what is left of the total), one exact coin
+     * per step. The range's last coin is certain (what is left is its own C(K, j)), so the loop needs
+     * no bound.
      */
-    private int distance(Bits coins, int from, int to, BigInteger total) {
+    private int distance(Bits coins, int from, BigInteger total) {
         BigInteger left = total;
-        for (int j = from; j < to; j++) {
+        for (int j = from; ; j++) {
             if (coins.bernoulli(binomial[j], left)) {
                 return j;
             }
             left = left.subtract(binomial[j]);
         }
-        return to;
     }
 
     public int bits() {

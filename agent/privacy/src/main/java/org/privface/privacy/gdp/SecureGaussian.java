@@ -1,12 +1,13 @@
 package org.privface.privacy.gdp;
 
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Objects;
 
 import org.privface.privacy.ExactCoins;
 import org.privface.privacy.ExactCoins.Bits;
 import org.privface.privacy.Privacy;
+import org.privface.privacy.SecureLaplace;
+import org.privface.privacy.embedding.EmbeddingMechanism;
 
 /**
  * Gaussian noise for vectors, exact on a power-of-two grid, from a {@link SecureRandom}: the
@@ -52,7 +53,7 @@ public final class SecureGaussian {
      * the rounding costs at most 2^-19 of μ per coordinate, and S = σ/g ≤ 2^20 keeps every integer
      * of the exact sampler inside a long.
      */
-    static final int GRANULARITY_EXPONENT = 20;
+    static final int GRANULARITY_EXPONENT = SecureLaplace.GRANULARITY_EXPONENT;
     /** A Laplace candidate beyond this many steps is redrawn (see the class comment). */
     static final long MAX_CANDIDATE_STEPS = 1L << 40;
     /**
@@ -65,20 +66,12 @@ public final class SecureGaussian {
 
     /** Uses the JDK's NIST SP 800-90A DRBG, seeded by the operating system. */
     public SecureGaussian() {
-        this(defaultRandom());
+        this(EmbeddingMechanism.drbg());
     }
 
     /** For statistical tests that need a reproducible stream; production uses the default. */
     public SecureGaussian(SecureRandom random) {
         this.random = Objects.requireNonNull(random, "random");
-    }
-
-    private static SecureRandom defaultRandom() {
-        try {
-            return SecureRandom.getInstance("DRBG");
-        } catch (NoSuchAlgorithmException e) {
-            return new SecureRandom();
-        }
     }
 
     /**
@@ -98,15 +91,7 @@ public final class SecureGaussian {
             double sigma = Privacy.checkSigma(sigmas[i]);
             grid[i] = granularity(sigma);
             steps[i] = sigmaSteps(sigma, grid[i]);
-            if (!Double.isFinite(x[i])) {
-                throw new IllegalArgumentException("coordinate " + i + " is not finite");
-            }
-            double units = x[i] / grid[i];
-            // Beyond 2^52 grid steps the sum with the noise would no longer be exact in a double.
-            if (Math.abs(units) > 0x1.0p52) {
-                throw new IllegalArgumentException("coordinate " + i + " is too large for its noise grid");
-            }
-            centre[i] = Math.round(units);
+            centre[i] = SecureLaplace.centre(x[i], grid[i], i);
         }
         Bits bits = new Bits(random, BYTES_PER_COORDINATE * x.length);
         double[] out = new double[x.length];
@@ -116,15 +101,9 @@ public final class SecureGaussian {
         return out;
     }
 
-    /** Smallest power of two ≥ σ·2^-20: coordinate noise of σ lands on multiples of this. */
+    /** Smallest power of two ≥ σ·2^-20: coordinate noise of σ lands on multiples of this (the Laplace's grid rule). */
     public static double granularity(double sigma) {
-        Privacy.checkSigma(sigma);
-        double x = Math.scalb(sigma, -GRANULARITY_EXPONENT);
-        if (!(x >= Double.MIN_NORMAL)) {
-            throw new IllegalArgumentException("sigma " + sigma + " is too small for an exact grid");
-        }
-        double p = Math.scalb(1.0, Math.getExponent(x));
-        return p == x ? p : 2 * p;
+        return SecureLaplace.granularity(Privacy.checkSigma(sigma));
     }
 
     /** The standard deviation S·g of the noise actually added for a requested σ: at least σ, below σ(1 + 2^-19). */

@@ -247,6 +247,40 @@ class RandomizedResponseTest {
         assertArrayEquals(new double[] {0, 0, 0, 0}, rr.estimateCounts(new double[4]));
     }
 
+    /** A wrong number of counts is refused with the number needed: C + 1, one per output. */
+    @Test
+    void theCountEstimateSaysHowManyCountsItNeeds() {
+        RandomizedResponse rr = RandomizedResponse.forEpsilon(3, 1, SeededRandomDraws.of(1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> rr.estimateCounts(new double[3]));
+        assertEquals("need 4 counts, was 3", e.getMessage());
+    }
+
+    /**
+     * What the gateway runs (the system's DRBG): the same keep numerator and ε as with any other
+     * draws, its accessors consistent with them, and its releases in [0, C] with C the unknown.
+     */
+    @Test
+    void theGatewaysReleaseOnTheSystemGeneratorHasTheSameChannel() {
+        RandomizedResponse rr = RandomizedResponse.forEpsilon(5, 3);
+        RandomizedResponse seeded = RandomizedResponse.forEpsilon(5, 3, SeededRandomDraws.of(1));
+        assertEquals(seeded.keepNumerator(), rr.keepNumerator());
+        assertEquals(seeded.epsilon(), rr.epsilon());
+        assertEquals(5, rr.unknown());
+        assertEquals(RandomizedResponse.epsilonOf(5, rr.keepNumerator()), rr.epsilon());
+        assertEquals(rr.keepNumerator() / (double) (1L << RandomizedResponse.KEEP_BITS), rr.keepProbability());
+        // κ = q exactly (a·(C + 1) = 2^62): the channel tells nothing, ε is 0, not a rounding above it.
+        assertEquals(0.0, RandomizedResponse.epsilonOf(3, 1L << 60));
+        assertTrue(RandomizedResponse.epsilonOf(3, (1L << 60) + 1) > 0);
+        assertEquals(BigInteger.valueOf(rr.keepNumerator()).multiply(BigInteger.valueOf(5)), rr.channelNumerator(2, 2));
+        boolean[] seen = new boolean[6];
+        for (int i = 0; i < 2000; i++) {
+            seen[rr.release(rr.unknown())] = true;
+        }
+        for (int y = 0; y <= 5; y++) {
+            assertTrue(seen[y], "output " + y + " never released in 2000 tries at ε 3");
+        }
+    }
+
     /** Production draws from a seeded generator, so the statistical tests reproduce. */
     static final class SeededRandomDraws {
         static ExactDraws of(long seed) {

@@ -44,6 +44,9 @@ class HammingCapTest {
                 assertEquals(Math.log(worst), cap.epsilon(), 1e-12 * Math.max(1, cap.epsilon()), shape[0] + "/" + shape[1] + " ε " + eps);
                 assertTrue(inside.compareTo(outside) > 0, "the ball must get more than its uniform share");
                 assertTrue(cap.epsilon() <= eps + 1e-12, "p is rounded down: never above the target, " + cap.epsilon());
+                // The largest numerator on the grid whose stated ε is within the request: one more would exceed it.
+                long next = cap.pNumerator() + 1;
+                assertTrue(next == 1L << 32 || HammingCap.epsilon(k, shape[1], next) > eps, k + "/" + shape[1] + " ε " + eps + ": " + next + " also fits");
             }
         }
     }
@@ -121,5 +124,72 @@ class HammingCapTest {
         cap.release(x);
         assertTrue(!x[0] && !x[7]);
         assertThrows(IllegalArgumentException.class, () -> cap.release(new boolean[7]));
+    }
+
+    /** C(K, j) for every j ≤ K, K ≤ 20, against Pascal's rule computed here: the last entry C(K, K) = 1 included. */
+    @Test
+    void binomialsAreAWholeRowOfPascalsTriangle() {
+        long[] row = {1};
+        for (int k = 1; k <= 20; k++) {
+            long[] next = new long[k + 1];
+            next[0] = 1;
+            next[k] = 1;
+            for (int j = 1; j < k; j++) {
+                next[j] = row[j - 1] + row[j];
+            }
+            row = next;
+            BigInteger[] c = HammingCap.binomials(k);
+            assertEquals(k + 1, c.length);
+            for (int j = 0; j <= k; j++) {
+                assertEquals(BigInteger.valueOf(row[j]), c[j], "C(" + k + ", " + j + ")");
+            }
+        }
+    }
+
+    /**
+     * A request of exactly the ε a numerator states gets that numerator (the check is ≤, not &lt;),
+     * down to the smallest one above the ball's share; a hair less is refused there.
+     */
+    @Test
+    void aRequestOfExactlyAStatedEpsilonGetsItsNumerator() {
+        for (int[] shape : new int[][] {{4, 1}, {8, 1}, {16, 2}, {64, 1}}) {
+            BigInteger v = HammingCap.ballSize(HammingCap.binomials(shape[0]), shape[1]);
+            long floor = v.shiftLeft(32).shiftRight(shape[0]).longValueExact() + 1;
+            for (long m : new long[] {floor, floor + 1, 3_000_000_000L, (1L << 32) - 2, (1L << 32) - 1}) {
+                double stated = HammingCap.epsilon(shape[0], shape[1], m);
+                if (m < (1L << 32) - 1 && stated == HammingCap.epsilon(shape[0], shape[1], m + 1)) {
+                    continue; // two numerators share a double: the larger one is the answer
+                }
+                assertEquals(m, HammingCap.forEpsilon(shape[0], shape[1], stated, SeededRandom.of(1)).pNumerator(),
+                        shape[0] + "/" + shape[1] + " at ε " + stated);
+            }
+            double least = HammingCap.epsilon(shape[0], shape[1], floor);
+            assertThrows(IllegalArgumentException.class,
+                    () -> HammingCap.forEpsilon(shape[0], shape[1], Math.nextDown(least), SeededRandom.of(1)));
+        }
+    }
+
+    /**
+     * Bad shapes and numerators are refused by their own checks, with messages that say which bound
+     * was broken (the exact arithmetic behind them would also fail, but with a message about fractions).
+     */
+    @Test
+    void badShapesAndNumeratorsAreRefusedWithTheBoundTheyBreak() {
+        HammingCap.checkShape(1, 0);
+        HammingCap.checkShape(4096, 0);
+        HammingCap.checkShape(8, 7);
+        assertEquals("need 1 to 4096 bits, was 0", assertThrows(IllegalArgumentException.class, () -> HammingCap.checkShape(0, 0)).getMessage());
+        assertEquals("need 1 to 4096 bits, was 4097",
+                assertThrows(IllegalArgumentException.class, () -> HammingCap.checkShape(4097, 0)).getMessage());
+        assertEquals("radius must be in [0, 8), was 8", assertThrows(IllegalArgumentException.class, () -> HammingCap.checkShape(8, 8)).getMessage());
+        assertEquals("radius must be in [0, 8), was -1", assertThrows(IllegalArgumentException.class, () -> HammingCap.checkShape(8, -1)).getMessage());
+        assertEquals("radius must be in [0, 8), was 8",
+                assertThrows(IllegalArgumentException.class, () -> HammingCap.forEpsilon(8, 8, 10, SeededRandom.of(1))).getMessage());
+        assertEquals("radius must be in [0, 8), was 8",
+                assertThrows(IllegalArgumentException.class, () -> new HammingCap(8, 8, 1L << 31, SeededRandom.of(1))).getMessage());
+        assertEquals("p numerator must be in (0, 2^32), was 0",
+                assertThrows(IllegalArgumentException.class, () -> new HammingCap(4, 1, 0, SeededRandom.of(1))).getMessage());
+        assertEquals("p numerator must be in (0, 2^32), was 4294967296",
+                assertThrows(IllegalArgumentException.class, () -> new HammingCap(4, 1, 1L << 32, SeededRandom.of(1))).getMessage());
     }
 }

@@ -1,5 +1,7 @@
 package org.privface.privacy.gdp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +10,7 @@ import java.util.Locale;
 
 import org.junit.jupiter.api.Test;
 import org.privface.privacy.CoinTree;
+import org.privface.privacy.ExactCoins;
 import org.privface.privacy.CoinTree.Mutation;
 import org.privface.privacy.CoinTree.Q;
 
@@ -55,5 +58,99 @@ class SecureGaussianExactTest {
             }
         }
         System.out.printf(Locale.ROOT, "[exact-dp] Gaussian acceptance coin enumerated to 2^-30 for c <= 2%n");
+    }
+
+    /**
+     * Scripted primitives for one round: U, then V successes of the e^-1 coin, the sign bit, then the
+     * given answers to the acceptance coin's Bernoulli draws (false once they run out), each of which
+     * is recorded as num/den.
+     */
+    static final class Script extends ExactCoins.Bits {
+        final long u;
+        final long v;
+        final long sign;
+        final java.util.ArrayDeque<Boolean> answers;
+        final java.util.List<String> coins = new java.util.ArrayList<>();
+        private long expCoins;
+
+        Script(long u, long v, long sign, Boolean... answers) {
+            this.u = u;
+            this.v = v;
+            this.sign = sign;
+            this.answers = new java.util.ArrayDeque<>(java.util.List.of(answers));
+        }
+
+        @Override
+        public long uniform(long n) {
+            return u;
+        }
+
+        @Override
+        public boolean bernoulliExpAtMostOne(long num, long den) {
+            return expCoins++ <= v; // U's coin, then V successes, then the failure that ends V
+        }
+
+        @Override
+        public long bits(int k) {
+            return sign;
+        }
+
+        @Override
+        public boolean bernoulli(long num, long den) {
+            coins.add(num + "/" + den);
+            return !answers.isEmpty() && answers.poll();
+        }
+    }
+
+    /**
+     * The acceptance coin is the documented product: m = ⌈c²/2⌉ factors, c = ⌈a/b⌉, factor coin k
+     * Bernoulli(c²/(2mk))·Bernoulli(a/(bc))². Any c ≥ a/b and m ≥ c²/2 would give the same law, only
+     * more coins, so the law alone cannot pin them: the coins drawn are checked one by one.
+     */
+    @Test
+    void theAcceptanceCoinDrawsTheDocumentedFactors() {
+        // a = 5, b = 2: c = 3, m = 5, bc = 6. Every first coin false: each factor ends at k = 1 (odd), accept.
+        Script s = new Script(0, 0, 0);
+        assertTrue(SecureGaussian.bernoulliExpHalfSquare(5, 2, s));
+        assertEquals(java.util.Collections.nCopies(5, "9/10"), s.coins);
+        // Three heads then a tail: k = 2 in the first factor (even), reject.
+        s = new Script(0, 0, 0, true, true, true);
+        assertFalse(SecureGaussian.bernoulliExpHalfSquare(5, 2, s));
+        assertEquals(java.util.List.of("9/10", "5/6", "5/6", "9/20"), s.coins);
+        // a = 7, b = 2: c = 4 (even), m = 8; a = 7, b = 3: c = 3, m = 5, bc = 9.
+        s = new Script(0, 0, 0);
+        assertTrue(SecureGaussian.bernoulliExpHalfSquare(7, 2, s));
+        assertEquals(java.util.Collections.nCopies(8, "16/16"), s.coins);
+        s = new Script(0, 0, 0, true, false);
+        assertTrue(SecureGaussian.bernoulliExpHalfSquare(7, 3, s));
+        assertEquals(java.util.List.of("9/10", "7/9", "9/10", "9/10", "9/10", "9/10"), s.coins);
+        s = new Script(0, 0, 0);
+        assertTrue(SecureGaussian.bernoulliExpHalfSquare(0, 3, s));
+        assertEquals(java.util.List.of(), s.coins);
+    }
+
+    /**
+     * A round hands its candidate ±(U + tV) to the acceptance coin up to |y| = 2^40 steps and redraws
+     * beyond, at the largest s = 2^20 (t = 2^20 + 1, so U = 1, V = 2^20 − 1 is exactly 2^40); an
+     * accepted candidate keeps its sign.
+     */
+    @Test
+    void aRoundTestsCandidatesUpToTheCapAndRedrawsBeyond() {
+        long s = 1L << 20;
+        long v = s - 1;
+        Script atCap = new Script(1, v, 0, true, true, true);
+        assertEquals(ExactCoins.REJECTED, SecureGaussian.trial(s, atCap));
+        // a = 2^40·t − s² = 2^60, b = s·t, c = ⌈a/b⌉ = 2^20, m = 2^39: factor coins 2^40/(2^40·k), a/(b·c).
+        String abc = (1L << 60) + "/" + (1L << 40) * (s + 1);
+        assertEquals(java.util.List.of((1L << 40) + "/" + (1L << 40), abc, abc, (1L << 40) + "/" + (1L << 41)), atCap.coins,
+                "the candidate at 2^40 steps goes to the acceptance coin");
+        Script beyond = new Script(2, v, 0, true, true, true);
+        assertEquals(ExactCoins.REJECTED, SecureGaussian.trial(s, beyond));
+        assertEquals(java.util.List.of(), beyond.coins, "the candidate at 2^40 + 1 steps is redrawn untested");
+        // s = 2, t = 3: U = 1, V = 0 is |y| = 1, a = |3 − 4| = 1, b = 6, c = 1, m = 1: one coin 1/2, tails, accept.
+        Script small = new Script(1, 0, 1);
+        assertEquals(-1, SecureGaussian.trial(2, small));
+        assertEquals(java.util.List.of("1/2"), small.coins);
+        assertEquals(1, SecureGaussian.trial(2, new Script(1, 0, 0)));
     }
 }

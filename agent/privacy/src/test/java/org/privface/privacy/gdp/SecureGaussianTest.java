@@ -11,6 +11,9 @@ import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.privface.privacy.EmpiricalTail;
 import org.privface.privacy.ExactCoins;
+import org.privface.privacy.RecordingRandom;
+import org.privface.privacy.SecureLaplace;
+import org.privface.privacy.SeededRandom;
 
 /** Statistical tests of the exact Gaussian sampler, with a seeded SecureRandom so failures reproduce. */
 class SecureGaussianTest {
@@ -235,5 +238,44 @@ class SecureGaussianTest {
             return 2 * range + 2;
         }
         return (int) (k + range) + 1;
+    }
+
+    /**
+     * The release is (round(x/g_i) + Z_i)·g_i, Z_i the exact discrete Gaussian with S_i = ⌈σ_i/g_i⌉
+     * drawn from the vector's one bulk draw of 48 bytes a coordinate: replayed on the same seeded
+     * stream, the draws match output for output (a sign flip of Z or a shorter bulk draw would not).
+     */
+    @Test
+    void aReleaseIsTheGridPointPlusTheExactSamplersSteps() {
+        double[] x = {0.3, -1.7, 5.0, 0.0, 1e-3};
+        double[] sigmas = {1, 0.25, 3, 1e-4, 0.7};
+        int bytes = SecureGaussian.BYTES_PER_COORDINATE * x.length;
+        RecordingRandom r = new RecordingRandom(41);
+        double[] out = new SecureGaussian(r).addNoise(x, sigmas);
+        assertEquals(bytes, r.fetches().get(0));
+        ExactCoins.Bits ref = new ExactCoins.Bits(SeededRandom.of(41), bytes);
+        for (int i = 0; i < x.length; i++) {
+            double g = SecureLaplace.granularity(sigmas[i]);
+            long s = (long) Math.ceil(sigmas[i] / g);
+            assertEquals((Math.round(x[i] / g) + SecureGaussian.discreteGaussian(s, ref)) * g, out[i], "coordinate " + i);
+        }
+        double[] live = new SecureGaussian().addNoise(new double[] {0.25}, new double[] {1});
+        assertEquals(Math.rint(live[0] / 0x1p-20), live[0] / 0x1p-20, "the default generator's release is on the grid");
+    }
+
+    /** The limits at their exact boundaries: S in [1, 2^20]; σ·2^-20 down to the smallest normal; d ≥ 1. */
+    @Test
+    void limitsHoldAtTheirExactBoundaries() {
+        ExactCoins.Bits bits = new ExactCoins.Bits(SeededRandom.of(42), 64);
+        assertTrue(Math.abs(SecureGaussian.discreteGaussian(1, bits)) < 100);
+        assertTrue(Math.abs(SecureGaussian.discreteGaussian(1L << 20, bits)) < 100L << 20);
+        assertThrows(IllegalArgumentException.class, () -> SecureGaussian.discreteGaussian(0, bits));
+        assertThrows(IllegalArgumentException.class, () -> SecureGaussian.discreteGaussian((1L << 20) + 1, bits));
+        double least = Math.scalb(Double.MIN_NORMAL, 20);
+        assertEquals(Double.MIN_NORMAL, SecureGaussian.granularity(least));
+        assertThrows(IllegalArgumentException.class, () -> SecureGaussian.granularity(least / 2));
+        assertEquals(0x1p-19, SecureGaussian.roundingMu(1));
+        assertEquals(0x1p-18, SecureGaussian.roundingMu(4));
+        assertThrows(IllegalArgumentException.class, () -> SecureGaussian.roundingMu(0));
     }
 }
