@@ -1,7 +1,6 @@
 package org.privface.privacy.aggregate;
 
 import java.nio.ByteBuffer;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 
 import org.privface.privacy.ExactCoins;
@@ -41,14 +40,6 @@ final class SecureDraws {
         this.bits = new ExactCoins.Bits(random, 512);
     }
 
-    /** The JDK's NIST SP 800-90A DRBG, seeded by the operating system. */
-    static SecureRandom defaultRandom() {
-        try {
-            return SecureRandom.getInstance("DRBG");
-        } catch (NoSuchAlgorithmException e) {
-            return new SecureRandom();
-        }
-    }
 
     synchronized long nextLong() {
         if (!buffer.hasRemaining()) {
