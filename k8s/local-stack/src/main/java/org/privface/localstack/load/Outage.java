@@ -72,8 +72,9 @@ public final class Outage {
         d.put("--sample-seconds", "2");
         d.put("--agent-heap", "512m");
         d.put("--name", "");
-        // The agent is what uses the CPU; niced alone, the broker's restart still fits its launcher's minute on a busy machine.
-        d.put("--agent-nice", "10");
+        // Niceness for the agent alone (renice): a busy machine can starve a niced broker's restart past the
+        // launcher's minute.
+        d.put("--agent-nice", "0");
         Map<String, String> opt = EvalOptions.parse(d, args);
         Path root = Path.of(opt.get("--root")).toAbsolutePath().normalize();
         Path out = root.resolve(opt.get("--out"));
