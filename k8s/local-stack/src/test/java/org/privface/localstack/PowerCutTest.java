@@ -30,6 +30,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.privface.agent.AgentSettings;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.detect.FaceModels;
@@ -59,6 +60,8 @@ import org.privface.wire.topics.Topics;
  * enrollment image again, and charge every new release on top of what was charged before.
  */
 @Timeout(value = 900, unit = TimeUnit.SECONDS)
+@EnabledIfSystemProperty(named = "privface.power-cut", matches = "true",
+        disabledReason = "two deep agent JVMs, 2 to 3.5 min: run with -Ppower-cut (docs/reliability.md)")
 class PowerCutTest extends BrokerProcessTest {
     private static final String SITE = "power-cut";
     private static final String CAMERA = "door";
