@@ -20,13 +20,10 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -100,11 +97,7 @@ class PowerCutTest extends BrokerProcessTest {
     @Test
     void aPowerCutMidWindowLeavesEveryChargeOnDiskAndTheSpoolDelivered() throws Exception {
         long t0 = System.nanoTime();
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new org.privface.wire.topics.TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
-        }
+        applyTopics(SITE);
         Map<String, Set<String>> imagesByLabel = enrollFolder(work.resolve("enroll"));
         Path data = work.resolve("agent-data");
         boolean ok = false;
