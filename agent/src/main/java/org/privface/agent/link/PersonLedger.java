@@ -378,6 +378,27 @@ public final class PersonLedger {
         return new Stats(appearances, linked, charges, refusals, unrecorded, persons.size(), max, threshold);
     }
 
+    /**
+     * What the persons held have spent in their windows still open at {@code now}: releases and
+     * composed ε, summed over persons, and the most one person spent. What a restart must find again.
+     */
+    public record Spent(int persons, long releases, double epsilon, double maxPersonEpsilon) {
+    }
+
+    public synchronized Spent spent(Instant now) {
+        long releases = 0;
+        double epsilon = 0;
+        double max = 0;
+        for (Person p : persons.values()) {
+            if (p.windowStart != null && !p.windowElapsed(now)) {
+                releases += p.releases;
+                epsilon += p.epsilon;
+                max = Math.max(max, p.epsilon);
+            }
+        }
+        return new Spent(persons.size(), releases, epsilon, max);
+    }
+
     /** Persons held now (for tests and the status report). */
     public synchronized int persons() {
         return persons.size();

@@ -40,6 +40,9 @@ final class MjpegFeed implements AutoCloseable {
     private final ExecutorService pool;
     private final List<byte[]> frames;
     private final int fps;
+    /** Sends the frame due now, as a live camera does, skipping those it could not send in time; else every frame, late. */
+    private final boolean live;
+    private final long maxResponseMillis;
     private final int port;
     private HttpServer server;
     private volatile boolean closed;
@@ -47,13 +50,30 @@ final class MjpegFeed implements AutoCloseable {
     /** Bumped by {@link #down()}: streams of an older generation end. */
     private volatile int generation;
     final AtomicLong partsSent = new AtomicLong();
+    /** Frames a live feed skipped because the reader had not taken the earlier ones in time. */
+    final AtomicLong partsSkipped = new AtomicLong();
 
     MjpegFeed(Path folder, int fps) throws IOException {
-        this.frames = jpegs(folder);
+        this(jpegs(folder), fps, false, MAX_RESPONSE_MILLIS, folder.toString());
+    }
+
+    /**
+     * A feed of JPEG frames already encoded, in order; {@code live}: each part is the frame due at
+     * that moment, so a reader that falls behind misses frames (counted) rather than getting old ones.
+     */
+    MjpegFeed(List<byte[]> jpegFrames, int fps, boolean live, long maxResponseMillis) throws IOException {
+        this(jpegFrames, fps, live, maxResponseMillis, "the frame list");
+    }
+
+    private MjpegFeed(List<byte[]> jpegFrames, int fps, boolean live, long maxResponseMillis, String from)
+            throws IOException {
+        this.frames = jpegFrames;
         if (frames.isEmpty()) {
-            throw new IOException("no .png or .jpg images under " + folder);
+            throw new IOException("no .png or .jpg images in " + from);
         }
         this.fps = fps;
+        this.live = live;
+        this.maxResponseMillis = maxResponseMillis;
         pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "mjpeg-feed");
             t.setDaemon(true);
@@ -109,15 +129,20 @@ final class MjpegFeed implements AutoCloseable {
             if (src == null) {
                 throw new IOException("cannot decode " + f);
             }
-            BufferedImage bgr = new BufferedImage(src.getWidth(), src.getHeight(), BufferedImage.TYPE_3BYTE_BGR);
-            bgr.getGraphics().drawImage(src, 0, 0, null);
-            ByteArrayOutputStream b = new ByteArrayOutputStream();
-            if (!ImageIO.write(bgr, "jpg", b)) {
-                throw new IOException("no JPEG writer");
-            }
-            out.add(b.toByteArray());
+            out.add(jpeg(src));
         }
         return out;
+    }
+
+    /** An image as a 3-channel JPEG. */
+    static byte[] jpeg(BufferedImage src) throws IOException {
+        BufferedImage bgr = new BufferedImage(src.getWidth(), src.getHeight(), BufferedImage.TYPE_3BYTE_BGR);
+        bgr.getGraphics().drawImage(src, 0, 0, null);
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        if (!ImageIO.write(bgr, "jpg", b)) {
+            throw new IOException("no JPEG writer");
+        }
+        return b.toByteArray();
     }
 
     private void stream(HttpExchange ex) throws IOException {
@@ -169,6 +194,13 @@ final class MjpegFeed implements AutoCloseable {
                     }
                     // Paced by the clock, not by sleeps alone, so the rate holds on a busy machine.
                     long wait = start + (i + 1) * periodNanos - System.nanoTime();
+                    if (live && wait < 0) {
+                        // A live camera sends what it sees now: the frames it had no time to send are gone.
+                        long due = (System.nanoTime() - start) / periodNanos;
+                        partsSkipped.addAndGet(due - i - 1);
+                        i = due - 1;
+                        wait = start + (i + 1) * periodNanos - System.nanoTime();
+                    }
                     if (wait > 0) {
                         Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
                     }
@@ -185,7 +217,7 @@ final class MjpegFeed implements AutoCloseable {
 
     /** A stream goes on while the feed is open, not taken down since it began, and under the time cap. */
     private boolean current(int gen, long start) {
-        return !closed && gen == generation && System.nanoTime() - start < MAX_RESPONSE_MILLIS * 1_000_000L;
+        return !closed && gen == generation && System.nanoTime() - start < maxResponseMillis * 1_000_000L;
     }
 
     @Override

@@ -34,8 +34,6 @@ import java.util.regex.Pattern;
 
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,7 +42,6 @@ import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.DropReason;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
-import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -417,14 +414,6 @@ class AgentFaultsTest extends BrokerProcessTest {
     }
 
     // ---------------------------------------------------------------------------------- shared
-
-    private void applyTopics(String site) throws Exception {
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(site)));
-        }
-    }
 
     private Map<String, Object> agentProperties(String site, Path data, Path ledger) {
         Map<String, Object> props = new HashMap<>();

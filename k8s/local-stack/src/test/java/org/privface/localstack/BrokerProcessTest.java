@@ -4,11 +4,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.privface.broker.KafkaServerProcess;
+import org.privface.wire.topics.TopicApplier;
+import org.privface.wire.topics.Topics;
 
 /**
  * One real Kafka broker process for all tests of a class, in a temporary folder, with the
@@ -41,6 +48,15 @@ abstract class BrokerProcessTest {
         work = Files.createTempDirectory("privface-" + name() + "-");
         kafka = KafkaServerProcess.start(root, work);
         bootstrap = kafka.bootstrapServers();
+    }
+
+    /** Creates a site's topics on the broker, as the deployment's topic job does. */
+    protected void applyTopics(String site) throws Exception {
+        Properties ap = new Properties();
+        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(ap)) {
+            new TopicApplier(admin).apply(Topics.definitions(List.of(site)));
+        }
     }
 
     @AfterAll

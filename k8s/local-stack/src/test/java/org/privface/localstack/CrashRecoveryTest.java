@@ -31,8 +31,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -55,7 +53,6 @@ import org.privface.wire.avro.MechanismParams;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecognitionResult;
 import org.privface.wire.avro.RecordKind;
-import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -88,14 +85,6 @@ class CrashRecoveryTest extends BrokerProcessTest {
         for (String module : List.of("agent", "recognizer")) {
             assumeTrue(Files.isRegularFile(root.resolve(module + "/target/runtime.classpath")),
                     module + "/target/runtime.classpath is missing: package the project first (mvn package -DskipTests)");
-        }
-    }
-
-    private void applyTopics(String site) throws Exception {
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(site)));
         }
     }
 

@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -23,8 +22,6 @@ import java.util.stream.Stream;
 
 import javax.imageio.ImageIO;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.resource.PatternType;
@@ -35,7 +32,6 @@ import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.security.PrincipalSpec;
 import org.privface.wire.security.Security;
-import org.privface.wire.topics.TopicApplier;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -232,10 +228,6 @@ class LinkingAuditTest extends BrokerProcessTest {
     }
 
     private void applyTopics() throws Exception {
-        Properties ap = new Properties();
-        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(ap)) {
-            new TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
-        }
+        applyTopics(SITE);
     }
 }

@@ -530,7 +530,7 @@ public final class Soak {
         }
     }
 
-    private static double seconds(long t0) {
+    static double seconds(long t0) {
         return (System.nanoTime() - t0) / 1e9;
     }
 }
