@@ -48,6 +48,8 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class AgentPipeline implements ApplicationEventListener<ServerStartupEvent> {
     private static final Logger LOG = LoggerFactory.getLogger(AgentPipeline.class);
+    /** How long stop waits for a frame already in the pipeline: far above one frame's cost (~50 ms), under k8s' 30 s grace. */
+    private static final java.time.Duration FRAME_IN_PROGRESS_WAIT = java.time.Duration.ofSeconds(20);
 
     private final AgentSettings settings;
     private final List<CameraSettings> cameraSettings;
@@ -353,6 +355,13 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     @PreDestroy
     void stop() throws InterruptedException, IOException {
         supervisors.forEach(CameraSupervisor::stop);
+        for (CameraSupervisor s : supervisors) {
+            // A frame still in the pipeline has been charged; its record must reach the spool before it closes.
+            if (!s.awaitFrameInProgress(FRAME_IN_PROGRESS_WAIT)) {
+                LOG.error("camera {}: a frame was still in the pipeline {} after stop; its record, if it is made, "
+                        + "finds the spool closed and is lost", s.status().camera(), FRAME_IN_PROGRESS_WAIT);
+            }
+        }
         Thread m = main;
         if (m != null) {
             m.join(10_000);

@@ -247,6 +247,20 @@ public final class CameraSupervisor implements AutoCloseable {
         }
     }
 
+    /**
+     * After {@link #stop()}: waits until the thread that runs frames through the pipeline has ended, so
+     * a frame in progress (its ε already charged) reaches the spool before the spool closes. Unlike
+     * {@link #awaitTermination}, it does not wait for a live source's blocking read.
+     */
+    public boolean awaitFrameInProgress(Duration timeout) throws InterruptedException {
+        if (!started.get()) {
+            return true;
+        }
+        Thread runner = pipeline != null ? pipeline : worker;
+        runner.join(Math.max(1, timeout.toMillis()));
+        return !runner.isAlive();
+    }
+
     /** Waits until the camera's thread has ended and closed its source; true if it did within the timeout. */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
         if (!started.get()) {

@@ -138,6 +138,38 @@ class CameraSupervisorTest {
         }
     }
 
+    /**
+     * stop() returns within its grace while a frame is still in the pipeline (here 1.5 s, past the 0.5 s
+     * grace); awaitFrameInProgress then waits for that frame, as the agent does before closing its spool.
+     */
+    @Test
+    void stopReturnsWithinItsGraceAndTheFrameInProgressCanBeAwaited() throws Exception {
+        java.util.concurrent.CountDownLatch inFrame = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger finished = new AtomicInteger();
+        try (MjpegServer server = new MjpegServer(25);
+             CameraSupervisor cam = CameraSupervisor.ffmpeg("slow-cam", server.url("/live"),
+                     FfmpegSource.Options.defaults().withIoTimeout(Duration.ofSeconds(5)), FAST, f -> {
+                         inFrame.countDown();
+                         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+                         while (System.nanoTime() < end) { // a frame that does not heed interrupts, like native code
+                             try {
+                                 Thread.sleep(Math.max(1, (end - System.nanoTime()) / 1_000_000));
+                             } catch (InterruptedException ignored) {
+                                 // keep going: the frame finishes what it started
+                             }
+                         }
+                         finished.incrementAndGet();
+                     })) {
+            cam.start();
+            assertTrue(inFrame.await(10, TimeUnit.SECONDS), "a frame reached the pipeline");
+            int before = finished.get();
+            cam.stop();
+            assertEquals(before, finished.get(), "stop returned within its grace, the frame still running");
+            assertTrue(cam.awaitFrameInProgress(Duration.ofSeconds(10)), "the frame in progress ends");
+            assertEquals(before + 1, finished.get(), "and it was finished, not abandoned");
+        }
+    }
+
     @Test
     void resumedMjpegCameraGoesLiveAgain() throws Exception {
         try (MjpegServer server = new MjpegServer(25);
