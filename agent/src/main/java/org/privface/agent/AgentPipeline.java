@@ -171,6 +171,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
 
         if (settings.isPublishEnrollments() && ledger != null) {
             startEnrollment(mechanisms, policies, ledger);
+        } else if (ledger != null) {
+            // Not publishing now, but the ledger on this data directory still says what its images spent.
+            state.register("enrollment", () -> Enrollment.ledgerReport(ledger.stats()));
         }
 
         answers = org.privface.agent.answer.AnswerMode.open(settings.getAnswer().getRelease(),

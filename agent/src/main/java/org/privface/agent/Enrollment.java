@@ -120,9 +120,8 @@ final class Enrollment {
         });
     }
 
-    /** The status report's "enrollment" section. */
-    Map<String, Object> report() {
-        EnrollmentLedger.Stats s = ledger.stats();
+    /** The ledger's own figures, for a gateway's report whether or not it publishes enrollments this run. */
+    static Map<String, Object> ledgerReport(EnrollmentLedger.Stats s) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("images", s.images());
         m.put("releases", s.releases());
@@ -130,6 +129,12 @@ final class Enrollment {
         m.put("maxComposedEpsilon", s.maxComposedEpsilon());
         m.put("totalComposedEpsilon", s.totalComposedEpsilon());
         m.put("epsilonCap", s.cap());
+        return m;
+    }
+
+    /** The status report's "enrollment" section. */
+    Map<String, Object> report() {
+        Map<String, Object> m = ledgerReport(ledger.stats());
         m.put("releasedThisRun", published.get());
         m.put("refusedThisRun", refused.get());
         m.put("withheldUnrecordedThisRun", unrecorded.get());

@@ -387,7 +387,7 @@ final class TopicAudit {
                     "noised", obj("facesDetected", "withheld", "noise", NOISE))),
             // The enrollment ledger's figures (Enrollment.report), or its error when the ledger cannot open.
             "enrollment", obj("images", "releases", "refusedReleases", "maxComposedEpsilon", "totalComposedEpsilon",
-                    "epsilonCap", "releasedThisRun", "refusedThisRun", "error"),
+                    "epsilonCap", "releasedThisRun", "refusedThisRun", "withheldUnrecordedThisRun", "error"),
             // Appearance linking's settings and noised counts (GatewayLinking.report); never an embedding, a
             // person id or a person's spend (issue 33).
             "linking", obj("enabled", "budgetScope", "reason", "threshold",
