@@ -34,19 +34,11 @@ public final class GalleryBuilder {
      * @param strangers   public strangers in {@code basisId}'s space, or empty for a closed set
      * @param answerEpsilon the ε per answer the site's policy releases at, for the threshold
      * @param releasedRate  the false-positive rate answers should have for a stranger (e.g. 0.01)
-     */
-    public static FaceGallery build(String site, long version, String basisId, List<PerturbedFace> enrollments,
-                                    Optional<PublicStrangers> strangers, double answerEpsilon, double releasedRate,
-                                    Instant now) {
-        return build(site, version, basisId, enrollments, strangers, answerEpsilon, releasedRate, Gallery.Bound.ESTIMATE,
-                now);
-    }
-
-    /**
-     * As above, with the rule that bounds the strangers' rate ({@link Gallery.Bound}; the service
-     * uses {@link AnswerSettings#getCalibrationBound}). {@code WILSON} keeps the upper end of the
-     * rate's 95 % interval at the target, so it needs at least about 4/rate strangers to name anyone;
-     * the public file has no person ids, so {@code PEOPLE} counts each face as its own person.
+     * @param bound       the rule that bounds the strangers' rate ({@link Gallery.Bound}; the service
+     *                    uses {@link AnswerSettings#getCalibrationBound}). {@code WILSON} keeps the upper
+     *                    end of the rate's 95 % interval at the target, so it needs at least about 4/rate
+     *                    strangers to name anyone; the public file has no person ids, so {@code PEOPLE}
+     *                    counts each face as its own person.
      */
     public static FaceGallery build(String site, long version, String basisId, List<PerturbedFace> enrollments,
                                     Optional<PublicStrangers> strangers, double answerEpsilon, double releasedRate,

@@ -67,9 +67,10 @@ class GalleryBuilderTest {
         assertTrue(Gallery.wilson(a, 3000)[1] <= target && Gallery.wilson(a + 1, 3000)[1] > target,
                 "the most strangers whose upper bound stays at the target: " + a);
         assertEquals(target, wilson.getCalibration().getTargetRate(), 1e-12);
-        // The old signature keeps the estimate (small public sets, e.g. a test's 60 strangers).
+        // The point estimate still names people on a small public set (e.g. a test's 60 strangers); Wilson cannot.
         PublicStrangers few = strangers(60, r);
-        FaceGallery old = GalleryBuilder.build("s", 1, SPACE, enrol, Optional.of(few), 10, 0.01, Instant.EPOCH);
+        FaceGallery old = GalleryBuilder.build("s", 1, SPACE, enrol, Optional.of(few), 10, 0.01, Gallery.Bound.ESTIMATE,
+                Instant.EPOCH);
         assertTrue(Double.isFinite(old.getThreshold()));
         assertEquals(Double.POSITIVE_INFINITY, GalleryBuilder.build("s", 1, SPACE, enrol, Optional.of(few), 10, 0.01,
                 Gallery.Bound.WILSON, Instant.EPOCH).getThreshold(), "60 strangers cannot bound a 1 % rate");
