@@ -15,7 +15,6 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.opencv.core.Mat;
 import org.privface.agent.capture.Frame;
-import org.privface.agent.capture.SteadyClock;
 import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.LabelledFace;
@@ -262,8 +261,7 @@ final class CameraWorker {
             if (linking == null) {
                 budget.forget(id);
             } else {
-                Instant at = frame.capturedAt() == null ? SteadyClock.system().instant() : frame.capturedAt();
-                linking.ended(camera, id, at).forEach(budget::forget);
+                linking.ended(camera, id, frame.capturedAtOrNow()).forEach(budget::forget);
             }
         }
     }
@@ -318,7 +316,7 @@ final class CameraWorker {
             }
             return out;
         }
-        return tracker.update(b, frame.sequence(), frame.capturedAt() == null ? SteadyClock.system().instant() : frame.capturedAt());
+        return tracker.update(b, frame.sequence(), frame.capturedAtOrNow());
     }
 
     /**
