@@ -505,12 +505,8 @@ public final class Demo {
         }
         EmbeddingMechanism m = EmbeddingMechanism.publicPreset(network, EmbeddingMechanism.Noise.SIGN_CAP, answerEpsilon,
                 epsilon);
-        double[][] directions = new double[faces.size()][];
-        for (int i = 0; i < faces.size(); i++) {
-            directions[i] = m.direction(faces.faces()[i]);
-        }
         Path file = work.resolve("public-strangers.txt");
-        new PublicStrangers("lfw-public", m.releaseSpace(), directions).write(file);
+        PublicStrangers.project("lfw-public", m, faces.faces()).write(file);
         System.out.printf("public strangers: %d faces of lfw-public (%s, %s) for the gallery's threshold (%.1f s)%n",
                 faces.size(), network, m.releaseSpace(), (System.nanoTime() - t0) / 1e9);
         return Optional.of(file);

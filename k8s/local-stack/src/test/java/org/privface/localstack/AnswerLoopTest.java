@@ -94,11 +94,7 @@ class AnswerLoopTest {
             strangers = FaceDatasets.embedded(links(pub, work.resolve("public"), STRANGERS, 1), detector, embedder);
         }
         EmbeddingMechanism m = EmbeddingMechanism.publicPreset(FaceEmbedders.FR_FEATURE, EmbeddingMechanism.Noise.SIGN_CAP, EPSILON);
-        double[][] strangerDirections = new double[strangers.size()][];
-        for (int i = 0; i < strangers.size(); i++) {
-            strangerDirections[i] = m.direction(strangers.faces()[i]);
-        }
-        PublicStrangers publicSet = new PublicStrangers("lfw-public", m.releaseSpace(), strangerDirections);
+        PublicStrangers publicSet = PublicStrangers.project("lfw-public", m, strangers.faces());
         publicSet.write(work.resolve("strangers.txt"));
         assertEquals(strangers.size(), PublicStrangers.read(work.resolve("strangers.txt")).directions().length);
 

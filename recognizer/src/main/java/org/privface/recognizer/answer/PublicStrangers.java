@@ -28,6 +28,16 @@ public record PublicStrangers(String setId, String basisId, double[][] direction
         }
     }
 
+    /** Public faces' embeddings projected the way the gateway decodes a query: their directions in {@code m}'s release space. */
+    public static PublicStrangers project(String setId, org.privface.privacy.embedding.EmbeddingMechanism m,
+                                          double[][] embeddings) {
+        double[][] directions = new double[embeddings.length][];
+        for (int i = 0; i < embeddings.length; i++) {
+            directions[i] = m.direction(embeddings[i]);
+        }
+        return new PublicStrangers(setId, m.releaseSpace(), directions);
+    }
+
     public static PublicStrangers read(Path file) throws IOException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         if (lines.isEmpty() || !lines.get(0).startsWith("# ")) {
