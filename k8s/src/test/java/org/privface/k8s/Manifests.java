@@ -179,12 +179,15 @@ final class Manifests {
         return k8s;
     }
 
-    /** Every YAML file under k8s/, leaving out the Maven modules' own folders (this one's and local-stack/). */
+    /**
+     * Every YAML file under k8s/, leaving out the Maven modules' own folders (this one's and local-stack/)
+     * and the site list (sites.yaml, the generator's input, checked by FleetTest).
+     */
     static List<Path> yamlFiles(Path k8s) {
         try (Stream<Path> s = Files.walk(k8s)) {
             return s.filter(Files::isRegularFile)
                     .filter(p -> !k8s.relativize(p).startsWith("target") && !k8s.relativize(p).startsWith("src")
-                            && !k8s.relativize(p).startsWith("local-stack"))
+                            && !k8s.relativize(p).startsWith("local-stack") && !k8s.relativize(p).toString().equals("sites.yaml"))
                     .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
                     .sorted()
                     .toList();
