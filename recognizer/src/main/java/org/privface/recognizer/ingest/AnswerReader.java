@@ -43,6 +43,10 @@ public class AnswerReader extends PollingWorker {
             tally.add(a);
             output.result(AnswerResults.result(a, Instant.now()));
             metrics.counter("privface.recognizer.answers", "site", a.getSiteId()).increment();
+            if (a.getLabel() == null) {
+                // The "unknown" share against the gallery's calibration (k8s/monitoring, answer-rate drift).
+                metrics.counter("privface.recognizer.answers.unknown", "site", a.getSiteId()).increment();
+            }
         } catch (InvalidRecordException e) {
             output.deadLetter(rec, e.getMessage());
         }
