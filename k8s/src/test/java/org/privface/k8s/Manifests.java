@@ -80,7 +80,9 @@ final class Manifests {
             Map.entry("ServiceAccount", new Kind(ServiceAccount.class, "v1")),
             Map.entry("Namespace", new Kind(Namespace.class, "v1")),
             Map.entry("HorizontalPodAutoscaler", new Kind(HorizontalPodAutoscaler.class, "autoscaling/v2")),
-            Map.entry("NetworkPolicy", new Kind(NetworkPolicy.class, "networking.k8s.io/v1")));
+            Map.entry("NetworkPolicy", new Kind(NetworkPolicy.class, "networking.k8s.io/v1")),
+            Map.entry("PodMonitor", new Kind(io.fabric8.openshift.api.model.monitoring.v1.PodMonitor.class, "monitoring.coreos.com/v1")),
+            Map.entry("PrometheusRule", new Kind(io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule.class, "monitoring.coreos.com/v1")));
 
     /** One YAML document of a file, as a tree and bound to its model. */
     record Doc(Path file, int index, JsonNode tree, HasMetadata model) {
