@@ -309,9 +309,9 @@ class RecognizerServiceTest implements TestPropertyProvider {
             producer.send(new ProducerRecord<>(Topics.status(SITE), "gw-fleet", report.getBytes(StandardCharsets.UTF_8))).get();
         }
         String gw = "gateway=\"gw-fleet\",site=\"" + SITE + "\"";
-        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long fleetUntil = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         String fleet = "";
-        while (System.nanoTime() < until && !fleet.contains("privface_gateway_spool_depth{" + gw + "} 7.0")) {
+        while (System.nanoTime() < fleetUntil && !fleet.contains("privface_gateway_spool_depth{" + gw + "} 7.0")) {
             Thread.sleep(200);
             fleet = http.toBlocking().retrieve("/prometheus");
         }
