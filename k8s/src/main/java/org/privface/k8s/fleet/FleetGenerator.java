@@ -296,6 +296,7 @@ public final class FleetGenerator {
         d.put("AGENT_SPOOL_DROP_POLICY", "DROP_OLDEST");
         d.put("AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll");
         d.put("AGENT_BASIS_FIT", "private");
+        d.put("AGENT_LOG_FORMAT", "json");
         if (!s.release().equals("vector")) {
             d.put("AGENT_ANSWER_RELEASE", s.release());
         }
