@@ -527,7 +527,7 @@ public final class FaceRecords {
         try {
             return decode.get();
         } catch (MissingSchemaException e) {
-            throw new InvalidRecordException("unknown schema fingerprint", e);
+            throw new UnknownSchemaException("unknown schema fingerprint (a newer writer?)", e);
         } catch (BadHeaderException e) {
             throw new InvalidRecordException("not an Avro single-object record", e);
         } catch (IOException | RuntimeException e) {
