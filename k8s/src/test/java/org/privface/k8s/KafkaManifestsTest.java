@@ -58,21 +58,26 @@ class KafkaManifestsTest extends ManifestsFixture {
     }
 
     @Test
-    void operatorUsersWriteOnlyTheirSitesControlTopic() {
+    void operatorConsoleAndGatewayUsersReachExactlyTheirSites() throws IOException {
         List<String> v = new ArrayList<>();
         Set<String> seen = new TreeSet<>();
         for (KafkaUser u : users()) {
-            String n = u.getMetadata().getName();
-            if (Policies.OPERATOR.matcher(n).matches()) {
-                seen.add(n);
-                v.addAll(Policies.operatorUser(u, OVERLAYS.keySet()));
-            } else if (!n.equals(Policies.RECOGNIZER) && !Policies.AGENT.matcher(n).matches()) {
-                v.add(n + ": a principal no rule covers (agent-<site>, operator-<site>, recognizer)");
-            }
+            seen.add(u.getMetadata().getName());
+            v.addAll(userProblems(u));
         }
         for (String site : OVERLAYS.keySet()) {
             if (!seen.contains("operator-" + site)) {
                 v.add("site " + site + " has no operator principal for its control topic");
+            }
+            for (String gw : SITES.site(site).gateways()) {
+                if (!seen.contains("gateway-" + site + "-" + gw)) {
+                    v.add("site " + site + ": gateway " + gw + " has no principal of its own");
+                }
+            }
+        }
+        for (var c : SITES.consoles()) {
+            if (!seen.contains("console-" + c.name())) {
+                v.add("console " + c.name() + " has no principal");
             }
         }
         assertTrue(v.isEmpty(), () -> String.join("\n", v));

@@ -80,7 +80,9 @@ final class Manifests {
             Map.entry("ServiceAccount", new Kind(ServiceAccount.class, "v1")),
             Map.entry("Namespace", new Kind(Namespace.class, "v1")),
             Map.entry("HorizontalPodAutoscaler", new Kind(HorizontalPodAutoscaler.class, "autoscaling/v2")),
-            Map.entry("NetworkPolicy", new Kind(NetworkPolicy.class, "networking.k8s.io/v1")));
+            Map.entry("NetworkPolicy", new Kind(NetworkPolicy.class, "networking.k8s.io/v1")),
+            Map.entry("PodMonitor", new Kind(io.fabric8.openshift.api.model.monitoring.v1.PodMonitor.class, "monitoring.coreos.com/v1")),
+            Map.entry("PrometheusRule", new Kind(io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule.class, "monitoring.coreos.com/v1")));
 
     /** One YAML document of a file, as a tree and bound to its model. */
     record Doc(Path file, int index, JsonNode tree, HasMetadata model) {
@@ -179,12 +181,15 @@ final class Manifests {
         return k8s;
     }
 
-    /** Every YAML file under k8s/, leaving out the Maven modules' own folders (this one's and local-stack/). */
+    /**
+     * Every YAML file under k8s/, leaving out the Maven modules' own folders (this one's and local-stack/)
+     * and the site list (sites.yaml, the generator's input, checked by FleetTest).
+     */
     static List<Path> yamlFiles(Path k8s) {
         try (Stream<Path> s = Files.walk(k8s)) {
             return s.filter(Files::isRegularFile)
                     .filter(p -> !k8s.relativize(p).startsWith("target") && !k8s.relativize(p).startsWith("src")
-                            && !k8s.relativize(p).startsWith("local-stack"))
+                            && !k8s.relativize(p).startsWith("local-stack") && !k8s.relativize(p).toString().equals("sites.yaml"))
                     .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
                     .sorted()
                     .toList();

@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.strimzi.api.kafka.model.user.KafkaUser;
 import org.junit.jupiter.api.BeforeAll;
+import org.privface.k8s.fleet.SiteList;
 
 /**
  * What the manifest tests share: every manifest under k8s/ without a cluster: each document binds to the Strimzi 0.47
@@ -52,6 +53,8 @@ abstract class ManifestsFixture {
     static final List<Path> KUSTOMIZATIONS = new ArrayList<>();
     /** overlay folder per site id. */
     static final Map<String, Path> OVERLAYS = new LinkedHashMap<>();
+    /** k8s/sites.yaml, the list every site overlay and k8s/fleet are generated from. */
+    static SiteList SITES;
     /** namePrefix and nameSuffix of the kustomization that lists a file, which rename it. */
     static final Map<Path, String[]> AFFIXES = new HashMap<>();
 
@@ -89,6 +92,7 @@ abstract class ManifestsFixture {
                 LOAD_ERRORS.add(e.getMessage());
             }
         }
+        SITES = SiteList.read(k8s.resolve("sites.yaml"));
         try (var s = Files.list(k8s.resolve("overlays"))) {
             s.filter(Files::isDirectory).sorted().forEach(d -> {
                 String n = d.getFileName().toString();
@@ -100,6 +104,26 @@ abstract class ManifestsFixture {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /** The rules of a principal by its kind: agent-, gateway-, operator-, console- (sites from the list) or the recognizer. */
+    static List<String> userProblems(KafkaUser u) throws IOException {
+        Set<String> sites = OVERLAYS.keySet();
+        String n = u.getMetadata().getName();
+        if (Policies.AGENT.matcher(n).matches()) {
+            return Policies.agentUser(u, sites);
+        } else if (Policies.GATEWAY.matcher(n).matches()) {
+            return Policies.gatewayUser(u, sites);
+        } else if (Policies.OPERATOR.matcher(n).matches()) {
+            return Policies.operatorUser(u, sites);
+        } else if (Policies.CONSOLE.matcher(n).matches()) {
+            var c = SITES.consoles().stream().filter(x -> ("console-" + x.name()).equals(n)).findFirst();
+            return c.isEmpty() ? List.of(n + ": no console of that name in k8s/sites.yaml")
+                    : Policies.consoleUser(u, Set.copyOf(c.get().sites()), sites);
+        } else if (n.equals(Policies.RECOGNIZER)) {
+            return Policies.recognizerUser(u, sites, recognizerGroupId());
+        }
+        return List.of(n + ": a principal no rule covers (agent-<site>, gateway-<site>-<name>, operator-<site>, console-<name>, recognizer)");
+    }
 
     static IllegalArgumentException rejected(String yaml) {
         try {

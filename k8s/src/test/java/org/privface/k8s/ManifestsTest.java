@@ -1,6 +1,7 @@
 package org.privface.k8s;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -109,42 +110,84 @@ class ManifestsTest extends ManifestsFixture {
                 .filter(f -> !Manifests.isKustomization(f) && !referenced.contains(f))
                 .toList();
         assertTrue(orphans.isEmpty(), () -> "files no kustomization applies: " + orphans);
+        // The fleet deploys the cloud side once and every site; a site overlay only its own resources.
+        Set<String> fleet = Kustomizations.resourceIds(k8s.resolve("fleet"));
+        for (String id : List.of("Kafka/privface", "Deployment/privface-recognizer", "KafkaUser/recognizer",
+                "NetworkPolicy/default-deny")) {
+            assertTrue(fleet.contains(id), "k8s/fleet does not deploy " + id);
+        }
         for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
             Set<String> ids = Kustomizations.resourceIds(o.getValue());
-            for (String id : List.of("Kafka/privface", "Deployment/privface-recognizer", "DaemonSet/privface-agent",
-                    "KafkaUser/agent-" + o.getKey(), "KafkaUser/recognizer", "NetworkPolicy/default-deny")) {
+            for (String id : List.of("DaemonSet/privface-agent", "KafkaUser/agent-" + o.getKey())) {
                 assertTrue(ids.contains(id), o.getValue() + " does not deploy " + id);
+                assertTrue(fleet.contains(id), "k8s/fleet does not deploy site " + o.getKey() + "'s " + id);
             }
+            assertFalse(ids.contains("Kafka/privface") || ids.contains("Deployment/privface-recognizer"),
+                    o.getValue() + " deploys the cloud side (deleting the site would delete it)");
         }
     }
 
     // ---------------------------------------------------------------- rendered overlays
 
-    @Test
-    void renderedOverlaysBindAndResolveEveryReference() throws Exception {
+    /** kubectl kustomize of a folder, bound; the test is skipped without kubectl. */
+    static List<Manifests.Doc> render(Path folder) throws Exception {
         Path kubectl = onPath("kubectl");
         Assumptions.assumeTrue(kubectl != null, "kubectl is not installed: the overlays were checked file by file only");
+        Process p = new ProcessBuilder(kubectl.toString(), "kustomize", folder.toString()).redirectErrorStream(false).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "kubectl kustomize timed out");
+        assertEquals(0, p.exitValue(), () -> "kubectl kustomize " + folder + ": " + err);
+        return Manifests.load(Path.of("rendered:" + folder.getFileName()), new String(out, StandardCharsets.UTF_8));
+    }
+
+    /** Each site overlay renders alone with nothing of the cloud side, so it can be applied and deleted alone. */
+    @Test
+    void eachSiteOverlayRendersOnlyItsOwnResources() throws Exception {
         List<String> v = new ArrayList<>();
-        Map<String, String> daemonSets = new HashMap<>();
         for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
-            String site = o.getKey();
-            Process p = new ProcessBuilder(kubectl.toString(), "kustomize", o.getValue().toString()).redirectErrorStream(false).start();
-            byte[] out = p.getInputStream().readAllBytes();
-            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "kubectl kustomize timed out");
-            assertEquals(0, p.exitValue(), () -> "kubectl kustomize " + o.getValue() + ": " + err);
-            List<Manifests.Doc> docs = Manifests.load(Path.of("rendered:site-" + site), new String(out, StandardCharsets.UTF_8));
-            Map<String, HasMetadata> byId = new HashMap<>();
-            for (Manifests.Doc d : docs) {
-                byId.put(d.kind() + "/" + d.name(), d.model());
-                if (!d.kind().equals("Namespace") && !"privface".equals(d.model().getMetadata().getNamespace())) {
-                    v.add(d.where() + ": namespace " + d.model().getMetadata().getNamespace());
-                }
-                PodSpec spec = podSpec(d.model());
-                if (spec != null) {
-                    v.addAll(Policies.podSpec(d.where(), spec));
+            for (Manifests.Doc d : render(o.getValue())) {
+                var labels = d.model().getMetadata().getLabels();
+                if (labels == null || !o.getKey().equals(labels.get(SITE_LABEL))) {
+                    if (!(d.kind().equals("KafkaTopic") && d.name().startsWith("privface-" + o.getKey() + "-"))
+                            && !(d.kind().equals("NetworkPolicy") && d.name().endsWith("-" + o.getKey()))) {
+                        v.add("site " + o.getKey() + " renders " + d.kind() + " " + d.name() + ", which is not the site's");
+                    }
                 }
             }
+        }
+        assertTrue(v.isEmpty(), () -> String.join("\n", v));
+    }
+
+    @Test
+    void renderedFleetBindsAndResolvesEveryReference() throws Exception {
+        List<String> v = new ArrayList<>();
+        Map<String, String> daemonSets = new HashMap<>();
+        List<Manifests.Doc> docs = render(k8s.resolve("fleet"));
+        Map<String, HasMetadata> byId = new HashMap<>();
+        for (Manifests.Doc d : docs) {
+            if (byId.put(d.kind() + "/" + d.name(), d.model()) != null) {
+                v.add("fleet: " + d.kind() + " " + d.name() + " rendered twice");
+            }
+            if (!d.kind().equals("Namespace") && !"privface".equals(d.model().getMetadata().getNamespace())) {
+                v.add(d.where() + ": namespace " + d.model().getMetadata().getNamespace());
+            }
+            PodSpec spec = podSpec(d.model());
+            if (spec != null) {
+                v.addAll(Policies.podSpec(d.where(), spec));
+            }
+            if (d.model() instanceof KafkaUser u) {
+                v.addAll(userProblems(u));
+            }
+        }
+        Deployment rec = (Deployment) byId.get("Deployment/privface-recognizer");
+        rec.getSpec().getTemplate().getSpec().getVolumes().stream().filter(vol -> vol.getPersistentVolumeClaim() != null)
+                .forEach(vol -> {
+                    if (!byId.containsKey("PersistentVolumeClaim/" + vol.getPersistentVolumeClaim().getClaimName())) {
+                        v.add("recognizer: claim " + vol.getPersistentVolumeClaim().getClaimName() + " is not rendered");
+                    }
+                });
+        for (String site : OVERLAYS.keySet()) {
             String dsName = "privface-agent-" + site;
             DaemonSet ds = (DaemonSet) byId.get("DaemonSet/" + dsName);
             if (ds == null) {
@@ -171,6 +214,13 @@ class ManifestsTest extends ManifestsFixture {
                     }
                 }
             }
+            spec.getVolumes().stream().filter(vol -> vol.getConfigMap() != null && vol.getName().equals("operator-keys"))
+                    .forEach(vol -> {
+                        if (!("privface-operator-keys-" + site).equals(vol.getConfigMap().getName())
+                                || !byId.containsKey("ConfigMap/" + vol.getConfigMap().getName())) {
+                            v.add(dsName + ": operator keys from " + vol.getConfigMap().getName() + ", not the site's rendered ConfigMap");
+                        }
+                    });
             String scram = secretOf(c, "KAFKA_SASL_JAAS_CONFIG");
             if (!byId.containsKey("KafkaUser/" + scram) || !scram.equals("agent-" + site)) {
                 v.add(dsName + ": SCRAM Secret " + scram + " is not the one Strimzi writes for KafkaUser agent-" + site);
@@ -181,31 +231,18 @@ class ManifestsTest extends ManifestsFixture {
             if (!byId.containsKey("ServiceAccount/" + spec.getServiceAccountName())) {
                 v.add(dsName + ": ServiceAccount " + spec.getServiceAccountName() + " is not rendered");
             }
-            Deployment rec = (Deployment) byId.get("Deployment/privface-recognizer");
-            rec.getSpec().getTemplate().getSpec().getVolumes().stream().filter(vol -> vol.getPersistentVolumeClaim() != null)
-                    .forEach(vol -> {
-                        if (!byId.containsKey("PersistentVolumeClaim/" + vol.getPersistentVolumeClaim().getClaimName())) {
-                            v.add("recognizer: claim " + vol.getPersistentVolumeClaim().getClaimName() + " is not rendered");
-                        }
-                    });
-            for (String kind : List.of("enrollment", "query", "control", "status")) {
+            for (String kind : List.of("enrollment", "query", "control", "status", "gallery", "answer")) {
                 if (!byId.containsKey("KafkaTopic/privface-" + site + "-" + kind)) {
                     v.add("site " + site + ": topic " + kind + " is not rendered");
                 }
             }
-            for (HasMetadata m : byId.values()) {
-                if (m instanceof KafkaUser u) {
-                    String n = u.getMetadata().getName();
-                    if (Policies.AGENT.matcher(n).matches()) {
-                        v.addAll(Policies.agentUser(u, OVERLAYS.keySet()));
-                    } else if (Policies.OPERATOR.matcher(n).matches()) {
-                        v.addAll(Policies.operatorUser(u, OVERLAYS.keySet()));
-                    } else {
-                        v.addAll(Policies.recognizerUser(u, OVERLAYS.keySet(), recognizerGroupId()));
-                    }
+            for (String gw : SITES.site(site).gateways()) {
+                if (!byId.containsKey("KafkaUser/gateway-" + site + "-" + gw)) {
+                    v.add("site " + site + ": off-cluster gateway " + gw + " has no principal of its own");
                 }
             }
         }
+        v.addAll(Fleets.unnamedObjects(docs, k8s.resolve("fleet/preflight.sh")));
         assertEquals(OVERLAYS.size(), Set.copyOf(daemonSets.values()).size(), "each site its own DaemonSet name");
         assertTrue(v.isEmpty(), () -> String.join("\n", v));
     }

@@ -29,6 +29,8 @@ import io.strimzi.api.kafka.model.user.acl.AclRuleType;
 final class Policies {
     static final Pattern AGENT = Pattern.compile("agent-([a-z0-9][a-z0-9-]*)");
     static final Pattern OPERATOR = Pattern.compile("operator-([a-z0-9][a-z0-9-]*)");
+    static final Pattern GATEWAY = Pattern.compile("gateway-([a-z0-9][a-z0-9-]*)");
+    static final Pattern CONSOLE = Pattern.compile("console-([a-z0-9][a-z0-9-]*)");
     static final String RECOGNIZER = "recognizer";
     /** A site nobody has configured yet: prefix ACLs must not reach it either. */
     static final String LATER_SITE = "site-added-later";
@@ -48,13 +50,31 @@ final class Policies {
      * topics and READ (and DESCRIBE) on its control and gallery topics, by literal name, and nothing else anywhere.
      */
     static List<String> agentUser(KafkaUser user, Set<String> sites) {
-        List<String> out = new ArrayList<>();
         String name = user.getMetadata().getName();
         Matcher m = AGENT.matcher(name);
         if (!m.matches()) {
             return List.of(name + ": not an agent principal (agent-<site>)");
         }
-        String site = m.group(1);
+        return siteAcls(user, m.group(1), sites);
+    }
+
+    /**
+     * gateway-SITE-NAME: one off-cluster gateway's own principal, labelled with its site, with
+     * exactly an agent's ACLs on that site (so revoking it touches no other gateway).
+     */
+    static List<String> gatewayUser(KafkaUser user, Set<String> sites) {
+        String name = user.getMetadata().getName();
+        String site = user.getMetadata().getLabels() == null ? null : user.getMetadata().getLabels().get("privface.io/site");
+        if (site == null || !sites.contains(site) || !name.startsWith("gateway-" + site + "-")
+                || name.length() == ("gateway-" + site + "-").length()) {
+            return List.of(name + ": not a gateway principal gateway-<site>-<name> labelled privface.io/site with a listed site");
+        }
+        return siteAcls(user, site, sites);
+    }
+
+    private static List<String> siteAcls(KafkaUser user, String site, Set<String> sites) {
+        List<String> out = new ArrayList<>();
+        String name = user.getMetadata().getName();
         scram(user, out);
         Map<String, Set<AclOperation>> allowed = Map.of(
                 topic(site, "enrollment"), WRITE_DESCRIBE,
@@ -173,17 +193,27 @@ final class Policies {
 
     /** operator-SITE: writes its site's control topic and reads its status topic, nothing else. */
     static List<String> operatorUser(KafkaUser user, Set<String> sites) {
-        List<String> out = new ArrayList<>();
         String name = user.getMetadata().getName();
         Matcher m = OPERATOR.matcher(name);
         if (!m.matches()) {
             return List.of(name + ": not an operator principal (operator-<site>)");
         }
-        String site = m.group(1);
+        return consoleUser(user, Set.of(m.group(1)), sites);
+    }
+
+    /**
+     * An operator console's principal (operator-SITE, or console-NAME for many sites): writes the
+     * control topics and reads the status topics of exactly the sites it manages, nothing else.
+     */
+    static List<String> consoleUser(KafkaUser user, Set<String> managed, Set<String> sites) {
+        List<String> out = new ArrayList<>();
+        String name = user.getMetadata().getName();
         scram(user, out);
-        Map<String, Set<AclOperation>> allowed = Map.of(
-                topic(site, "control"), WRITE_DESCRIBE,
-                topic(site, "status"), READ_DESCRIBE);
+        Map<String, Set<AclOperation>> allowed = new java.util.HashMap<>();
+        for (String site : managed) {
+            allowed.put(topic(site, "control"), WRITE_DESCRIBE);
+            allowed.put(topic(site, "status"), READ_DESCRIBE);
+        }
         for (AclRule r : KafkaAcls.rules(user)) {
             String target = KafkaAcls.name(r.getResource());
             if (r.getType() == AclRuleType.DENY) {
@@ -196,16 +226,25 @@ final class Policies {
                         + " is more than " + allowed);
             }
         }
-        if (!KafkaAcls.allowsTopic(user, topic(site, "control"), AclOperation.WRITE)) {
-            out.add(name + ": cannot write " + topic(site, "control"));
-        }
-        if (!KafkaAcls.allowsTopic(user, topic(site, "status"), AclOperation.READ)) {
-            out.add(name + ": cannot read " + topic(site, "status"));
+        for (String site : managed) {
+            if (!KafkaAcls.allowsTopic(user, topic(site, "control"), AclOperation.WRITE)) {
+                out.add(name + ": cannot write " + topic(site, "control"));
+            }
+            if (!KafkaAcls.allowsTopic(user, topic(site, "status"), AclOperation.READ)) {
+                out.add(name + ": cannot read " + topic(site, "status"));
+            }
         }
         for (String other : union(sites, LATER_SITE)) {
-            for (String kind : List.of("enrollment", "query")) {
+            for (String kind : List.of("enrollment", "query", "answer", "gallery")) {
                 if (KafkaAcls.allowsTopic(user, topic(other, kind), AclOperation.WRITE)) {
                     out.add(name + ": may write " + topic(other, kind));
+                }
+            }
+            if (!managed.contains(other)) {
+                for (AclOperation op : AclOperation.values()) {
+                    if (KafkaAcls.allowsTopic(user, topic(other, "control"), op) || KafkaAcls.allowsTopic(user, topic(other, "status"), op)) {
+                        out.add(name + ": may " + op + " site " + other + ", which it does not manage");
+                    }
                 }
             }
         }

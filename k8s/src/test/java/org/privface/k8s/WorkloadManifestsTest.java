@@ -114,12 +114,18 @@ class WorkloadManifestsTest extends ManifestsFixture {
         PodSpec as = agent.getSpec().getTemplate().getSpec();
         String keysFile = env(as.getContainers().get(0), "AGENT_CONTROL_KEYS_FILE");
         String volume = mountedFrom(as, keysFile, false);
+        assertEquals("privface-operator-keys", as.getVolumes().stream().filter(v -> v.getName().equals(volume))
+                .findFirst().orElseThrow().getConfigMap().getName(), "the template's operator keys ConfigMap");
+        // Each overlay's agent kustomization holds that ConfigMap with keys, renamed with the site's suffix
+        // (kustomize renames the volume's reference with it; the rendered test checks the result).
         for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
-            PodSpec p = DOCS.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("DaemonSet"))
-                    .map(d -> d.as(DaemonSet.class)).findFirst().orElseThrow().getSpec().getTemplate().getSpec();
-            String cm = p.getVolumes() == null ? null : p.getVolumes().stream().filter(v -> v.getName().equals(volume)
-                    && v.getConfigMap() != null).map(v -> v.getConfigMap().getName()).findFirst().orElse(null);
-            assertEquals("privface-operator-keys-" + o.getKey(), cm, o.getValue() + ": the site's own operator keys");
+            Manifests.Doc keys = RESOURCES.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("ConfigMap")
+                    && d.name().equals("privface-operator-keys")).findFirst()
+                    .orElseThrow(() -> new AssertionError(o.getValue() + ": no operator keys ConfigMap"));
+            assertEquals("-" + o.getKey(), AFFIXES.get(keys.file())[1], o.getValue() + ": the site's own operator keys");
+            String lines = keys.as(ConfigMap.class).getData().get("operator-keys");
+            assertTrue(lines != null && lines.lines().anyMatch(l -> l.matches("[A-Za-z0-9._-]+: [A-Za-z0-9+/=]{20,}")),
+                    o.getValue() + ": operator keys hold no 'key-id: base64' line: " + lines);
         }
     }
 
@@ -151,7 +157,8 @@ class WorkloadManifestsTest extends ManifestsFixture {
                 "the pod template's hash is the one the agent checks");
 
         for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
-            Map<String, String> data = RESOURCES.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("ConfigMap"))
+            Map<String, String> data = RESOURCES.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("ConfigMap")
+                            && d.name().equals("privface-agent-site"))
                     .map(d -> d.as(ConfigMap.class)).findFirst().orElseThrow().getData();
             String at = o.getValue() + ": ";
             assertEquals("yunet", data.get("AGENT_DETECTOR"), at + "detector");
@@ -203,7 +210,8 @@ class WorkloadManifestsTest extends ManifestsFixture {
                 "peep", Set.of("vector", "l1-clip"), "rdp", Set.of("strict"), "gaussian", Set.of("gdp"));
         for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
             String site = o.getKey();
-            List<ConfigMap> cms = RESOURCES.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("ConfigMap"))
+            List<ConfigMap> cms = RESOURCES.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("ConfigMap")
+                            && d.name().equals("privface-agent-site"))
                     .map(d -> d.as(ConfigMap.class)).toList();
             if (cms.size() != 1) {
                 v.add(o.getValue() + ": expected one site ConfigMap, found " + cms.size());

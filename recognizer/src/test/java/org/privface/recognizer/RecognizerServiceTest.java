@@ -73,12 +73,14 @@ class RecognizerServiceTest implements TestPropertyProvider {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return Map.of("kafka.bootstrap.servers", bootstrap, "micronaut.server.port", "-1",
+        Map<String, String> props = new HashMap<>(Map.of("kafka.bootstrap.servers", bootstrap, "micronaut.server.port", "-1",
                 "recognizer.min-enrollments", "30", "recognizer.quiet-period", "500ms",
                 "recognizer.model-dir", modelDir.toString(), "recognizer.admin-token", "s3cret",
                 "recognizer.open-set-margin", "1.5", "recognizer.model-wait", "1m",
                 "recognizer.console.operators.ops", org.privface.recognizer.console.PasswordHash.hash(PASSWORD.toCharArray()),
-                "recognizer.console.signing-key", org.privface.wire.control.SignedControl.base64(OPERATOR_KEY.getPrivate()));
+                "recognizer.console.signing-key", org.privface.wire.control.SignedControl.base64(OPERATOR_KEY.getPrivate())));
+        props.put("recognizer.fleet-metrics.interval", "200ms");
+        return props;
     }
 
     private static final java.security.KeyPair OPERATOR_KEY = org.privface.wire.control.SignedControl.generate();
@@ -299,6 +301,25 @@ class RecognizerServiceTest implements TestPropertyProvider {
         String metrics = http.toBlocking().retrieve("/prometheus");
         assertTrue(metrics.contains("privface_recognizer_results_total"), "results counter exported");
         assertTrue(metrics.contains("privface_recognizer_dead_letters_total"));
+
+        // The fleet gauges (k8s/monitoring's rules): a gateway's status report becomes its last-seen and spool
+        // gauges, and the trained model its timestamp and pending enrollments.
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(pp, new StringSerializer(), new ByteArraySerializer())) {
+            String report = "{\"gateway\":\"gw-fleet\",\"site\":\"" + SITE + "\",\"uplink\":{\"spoolDepth\":7,\"spoolBytes\":4096,\"spoolDropped\":0}}";
+            producer.send(new ProducerRecord<>(Topics.status(SITE), "gw-fleet", report.getBytes(StandardCharsets.UTF_8))).get();
+        }
+        String gw = "gateway=\"gw-fleet\",site=\"" + SITE + "\"";
+        long fleetUntil = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String fleet = "";
+        while (System.nanoTime() < fleetUntil && !fleet.contains("privface_gateway_spool_depth{" + gw + "} 7.0")) {
+            Thread.sleep(200);
+            fleet = http.toBlocking().retrieve("/prometheus");
+        }
+        assertTrue(fleet.contains("privface_gateway_spool_depth{" + gw + "} 7.0"), fleet);
+        assertTrue(fleet.contains("privface_gateway_spool_bytes{" + gw + "} 4096.0"), fleet);
+        assertTrue(fleet.contains("privface_gateway_last_report_timestamp_seconds{" + gw + "}"), fleet);
+        assertTrue(fleet.lines().anyMatch(l -> l.startsWith("privface_model_trained_timestamp_seconds{") && l.contains("site=\"" + SITE + "\"")), fleet);
+        assertTrue(fleet.lines().anyMatch(l -> l.startsWith("privface_model_enrollments_pending{") && l.contains("site=\"" + SITE + "\"")), fleet);
 
         // The read API needs a logged-in operator; a wrong password gets no token.
         for (String path : new String[] {"/models", "/sites", "/console/api/overview"}) {

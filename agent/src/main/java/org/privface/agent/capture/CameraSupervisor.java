@@ -152,15 +152,23 @@ public final class CameraSupervisor implements AutoCloseable {
     /**
      * @param live true for a camera (reopened when it ends), false for a file (read once)
      */
+    /** The camera in the MDC of its own threads, so each log line (JSON logs) names it. */
+    private Runnable withCamera(Runnable r) {
+        return () -> {
+            org.slf4j.MDC.put("camera", camera);
+            r.run();
+        };
+    }
+
     public CameraSupervisor(String camera, Opener opener, boolean live, Settings settings, Consumer<Frame> consumer) {
         this.camera = Objects.requireNonNull(camera, "camera");
         this.opener = Objects.requireNonNull(opener, "opener");
         this.live = live;
         this.settings = Objects.requireNonNull(settings, "settings");
         this.consumer = Objects.requireNonNull(consumer, "consumer");
-        this.worker = new Thread(this::run, "camera-" + camera);
+        this.worker = new Thread(withCamera(this::run), "camera-" + camera);
         worker.setDaemon(true);
-        this.pipeline = live ? new Thread(this::consumeLatest, "camera-" + camera + "-pipeline") : null;
+        this.pipeline = live ? new Thread(withCamera(this::consumeLatest), "camera-" + camera + "-pipeline") : null;
         if (pipeline != null) {
             pipeline.setDaemon(true);
         }

@@ -77,7 +77,7 @@ public final class FaceRecords {
     public static PerturbedFace decodeFace(byte[] bytes) {
         checkSize(bytes, WireLimits.MAX_RECORD_BYTES_WITH_IMAGE);
         AvroBounds.check(bytes, FACE_WRITERS);
-        PerturbedFace face = fromBytes(() -> FACE_DECODER.decode(bytes));
+        PerturbedFace face = fromBytes(bytes, () -> FACE_DECODER.decode(bytes));
         if (face.getSanitizedImage() == null && bytes.length > WireLimits.MAX_RECORD_BYTES) {
             throw new InvalidRecordException("record of " + bytes.length + " bytes exceeds " + WireLimits.MAX_RECORD_BYTES);
         }
@@ -120,7 +120,7 @@ public final class FaceRecords {
     public static RecognitionResult decodeResult(byte[] bytes) {
         checkSize(bytes, WireLimits.MAX_RECORD_BYTES);
         AvroBounds.check(bytes, RESULT_WRITERS);
-        RecognitionResult result = fromBytes(() -> RecognitionResult.getDecoder().decode(bytes));
+        RecognitionResult result = fromBytes(bytes, () -> RecognitionResult.getDecoder().decode(bytes));
         validate(result);
         return result;
     }
@@ -133,7 +133,7 @@ public final class FaceRecords {
     public static FaceAnswer decodeAnswer(byte[] bytes) {
         checkSize(bytes, WireLimits.MAX_RECORD_BYTES);
         AvroBounds.check(bytes, ANSWER_WRITERS);
-        FaceAnswer a = fromBytes(() -> FaceAnswer.getDecoder().decode(bytes));
+        FaceAnswer a = fromBytes(bytes, () -> FaceAnswer.getDecoder().decode(bytes));
         validate(a);
         return a;
     }
@@ -163,7 +163,7 @@ public final class FaceRecords {
     public static FaceGallery decodeGalleryFromTopic(String topic, byte[] bytes) {
         checkSize(bytes, WireLimits.MAX_GALLERY_BYTES);
         AvroBounds.check(bytes, GALLERY_WRITERS);
-        FaceGallery g = fromBytes(() -> FaceGallery.getDecoder().decode(bytes));
+        FaceGallery g = fromBytes(bytes, () -> FaceGallery.getDecoder().decode(bytes));
         validate(g);
         String site = org.privface.wire.topics.Topics.siteOf(topic);
         if (!g.getSiteId().equals(site)) {
@@ -508,6 +508,21 @@ public final class FaceRecords {
         }
     }
 
+    /** The record kind whose known schema (current or history) has the fingerprint of a single-object record, or null. */
+    private static String kindOfFingerprint(byte[] bytes) {
+        if (bytes == null || bytes.length < 10) {
+            return null;
+        }
+        long fp = ByteBuffer.wrap(bytes, 2, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+        for (Map.Entry<String, Map<Long, Schema>> k : Map.of("PerturbedFace", FACE_WRITERS, "RecognitionResult", RESULT_WRITERS,
+                "FaceAnswer", ANSWER_WRITERS, "FaceGallery", GALLERY_WRITERS).entrySet()) {
+            if (k.getValue().containsKey(fp)) {
+                return k.getKey();
+            }
+        }
+        return null;
+    }
+
     private interface IoSupplier<T> {
         T get() throws IOException;
     }
@@ -523,11 +538,17 @@ public final class FaceRecords {
         }
     }
 
-    private static <T> T fromBytes(IoSupplier<T> decode) {
+    private static <T> T fromBytes(byte[] bytes, IoSupplier<T> decode) {
         try {
             return decode.get();
         } catch (MissingSchemaException e) {
-            throw new InvalidRecordException("unknown schema fingerprint", e);
+            // Another kind's schema (a result on a query topic) is bad input; a fingerprint no schema of
+            // this build has is most likely a newer revision, which a consumer parks instead.
+            String other = kindOfFingerprint(bytes);
+            if (other != null) {
+                throw new InvalidRecordException("unknown schema fingerprint for this kind: a " + other + " record", e);
+            }
+            throw new UnknownSchemaException("unknown schema fingerprint (a newer revision?)", e);
         } catch (BadHeaderException e) {
             throw new InvalidRecordException("not an Avro single-object record", e);
         } catch (IOException | RuntimeException e) {

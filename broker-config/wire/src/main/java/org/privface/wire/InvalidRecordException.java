@@ -1,7 +1,7 @@
 package org.privface.wire;
 
 /** A record that breaks the wire contract. The message says which rule, never the payload. */
-public final class InvalidRecordException extends RuntimeException {
+public class InvalidRecordException extends RuntimeException {
     public InvalidRecordException(String reason) {
         super(reason);
     }

@@ -9,6 +9,7 @@ import org.privface.recognizer.answer.AnswerResults;
 import org.privface.recognizer.publish.RecognizerOutput;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.InvalidRecordException;
+import org.privface.wire.UnknownSchemaException;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.FaceAnswer;
 import org.privface.wire.topics.Topics;
@@ -43,6 +44,14 @@ public class AnswerReader extends PollingWorker {
             tally.add(a);
             output.result(AnswerResults.result(a, Instant.now()));
             metrics.counter("privface.recognizer.answers", "site", a.getSiteId()).increment();
+            if (a.getLabel() == null) {
+                // The "unknown" share against the gallery's calibration (k8s/monitoring, answer-rate drift).
+                metrics.counter("privface.recognizer.answers.unknown", "site", a.getSiteId()).increment();
+            }
+        } catch (UnknownSchemaException e) {
+            // A newer revision's record: left in the topic (read from the beginning, never committed)
+            // for the upgraded recognizer, not dead-lettered (docs/operations.md, "Upgrades").
+            metrics.counter("privface.recognizer.records.parked", "site", Topics.siteOf(rec.topic()), "kind", "answer").increment();
         } catch (InvalidRecordException e) {
             output.deadLetter(rec, e.getMessage());
         }

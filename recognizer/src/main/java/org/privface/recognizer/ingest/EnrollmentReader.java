@@ -9,6 +9,7 @@ import org.privface.recognizer.publish.RecognizerOutput;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.InvalidRecordException;
+import org.privface.wire.UnknownSchemaException;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.topics.Topics;
 import org.slf4j.Logger;
@@ -55,6 +56,10 @@ public class EnrollmentReader extends PollingWorker {
             } else {
                 metrics.counter("privface.recognizer.duplicates", "site", site, "kind", "enrollment").increment();
             }
+        } catch (UnknownSchemaException e) {
+            // A newer revision's record: left in the topic (read from the beginning, never committed)
+            // for the upgraded recognizer, not dead-lettered (docs/operations.md, "Upgrades").
+            metrics.counter("privface.recognizer.records.parked", "site", site, "kind", "enrollment").increment();
         } catch (InvalidRecordException e) {
             output.deadLetter(rec, e.getMessage());
         }

@@ -34,6 +34,7 @@ import org.privface.recognizer.publish.RecognizerOutput;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.InvalidRecordException;
+import org.privface.wire.UnknownSchemaException;
 import org.privface.wire.WireLimits;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecognitionResult;
@@ -172,6 +173,12 @@ public class QueryWorker extends PollingWorker {
             PerturbedFace f;
             try {
                 f = FaceRecords.decodeFromTopic(rec.topic(), rec.value());
+            } catch (UnknownSchemaException e) {
+                // A newer revision's record: park the partition here, uncommitted, until a recognizer
+                // that knows the revision owns it (docs/operations.md, "Upgrades"). Not a dead letter.
+                metrics.counter("privface.recognizer.records.parked", "site", site, "kind", "query").increment();
+                answer(pendingModel, pending, sent);
+                return rec.offset();
             } catch (InvalidRecordException e) {
                 sent.add(output.deadLetter(rec, e.getMessage()));
                 continue;
