@@ -34,6 +34,8 @@ final class Policies {
     static final String LATER_SITE = "site-added-later";
     private static final Set<AclOperation> WRITE_DESCRIBE = EnumSet.of(AclOperation.WRITE, AclOperation.DESCRIBE);
     private static final Set<AclOperation> READ_DESCRIBE = EnumSet.of(AclOperation.READ, AclOperation.DESCRIBE);
+    private static final Set<AclOperation> READ_WRITE_DESCRIBE = EnumSet.of(AclOperation.READ, AclOperation.WRITE,
+            AclOperation.DESCRIBE);
     private static final List<AclOperation> CHANGING = List.of(AclOperation.WRITE, AclOperation.CREATE,
             AclOperation.DELETE, AclOperation.ALTER, AclOperation.ALTERCONFIGS);
 
@@ -62,7 +64,9 @@ final class Policies {
                 topic(site, "status"), WRITE_DESCRIBE,
                 topic(site, "answer"), WRITE_DESCRIBE,
                 topic(site, "control"), READ_DESCRIBE,
-                topic(site, "gallery"), READ_DESCRIBE);
+                topic(site, "gallery"), READ_DESCRIBE,
+                // erasure (#43): reads signed commands, writes its completion report
+                topic(site, "erasure"), READ_WRITE_DESCRIBE);
         for (AclRule r : KafkaAcls.rules(user)) {
             String what = name + ": ACL " + KafkaAcls.type(r.getResource()) + " " + KafkaAcls.name(r.getResource())
                     + " " + KafkaAcls.operations(r);
@@ -145,6 +149,8 @@ final class Policies {
         }
         Set<String> galleries = new java.util.HashSet<>();
         sites.forEach(site -> galleries.add(topic(site, "gallery")));
+        // Each site's erasure topic: the recognizer's completion reports (#43), literally named.
+        sites.forEach(site -> galleries.add(topic(site, "erasure")));
         for (String shared : List.of("privface.results", "privface.dead-letter")) {
             if (!KafkaAcls.allowsTopic(user, shared, AclOperation.WRITE)) {
                 out.add(name + ": cannot write " + shared);
@@ -183,7 +189,9 @@ final class Policies {
         scram(user, out);
         Map<String, Set<AclOperation>> allowed = Map.of(
                 topic(site, "control"), WRITE_DESCRIBE,
-                topic(site, "status"), READ_DESCRIBE);
+                topic(site, "status"), READ_DESCRIBE,
+                // a signed erasure command, and the components' reports (#43)
+                topic(site, "erasure"), READ_WRITE_DESCRIBE);
         for (AclRule r : KafkaAcls.rules(user)) {
             String target = KafkaAcls.name(r.getResource());
             if (r.getType() == AclRuleType.DENY) {
