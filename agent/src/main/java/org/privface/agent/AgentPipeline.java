@@ -338,7 +338,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                         mechanisms.forgetEnrollment();
                     }
                 });
-        state.register("erasure", () -> Map.of("completed", erasures.completed(), "refused", erasures.refused()));
+        // Local only (REST status): the audit trail of erasures is the erasure topic itself.
+        state.registerLocal("erasure", () -> Map.of("completed", erasures.completed(), "refused", erasures.refused()));
     }
 
     /** Counts, by ledger, the releases withheld because their charge could not be written (docs/reliability.md). */
