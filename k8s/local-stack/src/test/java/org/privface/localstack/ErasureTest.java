@@ -152,7 +152,7 @@ class ErasureTest {
             Map<String, Erasures.Report> reports = new HashMap<>();
             FaultKit.awaitTrue("the gateway's and the recognizer's completion", Duration.ofSeconds(120), FaultKit.quietly(() -> {
                 for (TopicAudit.Captured c : TopicAudit.readEverything(bootstrap, Duration.ofSeconds(10))) {
-                    if (c.topic().equals(Topics.erasure(SITE)) && !Erasures.isCommand(c.value())) {
+                    if (c.topic().equals(Topics.erasure(SITE)) && c.value() != null && !Erasures.isCommand(c.value())) {
                         Erasures.Report r = Erasures.readReport(c.value());
                         if (r.request().equals(request)) {
                             reports.put(r.component(), r);
