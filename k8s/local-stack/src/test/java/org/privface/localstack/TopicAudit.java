@@ -419,7 +419,7 @@ final class TopicAudit {
                     "epsilonCap", "releasedThisRun", "refusedThisRun", "withheldUnrecordedThisRun", "error"),
             // Appearance linking's settings and noised counts (GatewayLinking.report); never an embedding, a
             // person id or a person's spend (issue 33).
-            "linking", obj("enabled", "budgetScope", "reason", "threshold", "disjointViews",
+            "linking", obj("enabled", "budgetScope", "reason", "threshold", "network", "matches", "facesToLink", "disjointViews",
                     "noised", obj("appearances", "linkedAppearances", "noise", NOISE)),
             "residentMemoryBytes");
 
