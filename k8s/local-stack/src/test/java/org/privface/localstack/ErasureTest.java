@@ -143,11 +143,13 @@ class ErasureTest {
             assertTrue(Files.readString(agentData.resolve("enrollment-ledger.txt")).contains(erasedHashes.iterator().next()));
 
             // 2. The operator's one signed command.
-            String request = Erasures.newRequestId();
-            try (KafkaProducer<String, byte[]> p = producer(bootstrap)) {
-                p.send(Erasures.command(operator.getPrivate(), "ops", SITE, "dana", System.currentTimeMillis(), pseudonym,
-                        request)).get(20, TimeUnit.SECONDS);
-            }
+            // The operator's tool: the label stays on the operator's side, the command names the pseudonym.
+            Properties client = new Properties();
+            client.put("bootstrap.servers", bootstrap);
+            org.privface.wire.erasure.ErasureTool.Sent sent = org.privface.wire.erasure.ErasureTool.send(client, SITE, ERASED,
+                    PersonKeys.load(secretFile), operator.getPrivate(), "ops", "dana");
+            assertEquals(pseudonym, sent.person());
+            String request = sent.request();
             // 3. Each component reports its completion on the erasure topic.
             Map<String, Erasures.Report> reports = new HashMap<>();
             FaultKit.awaitTrue("the gateway's and the recognizer's completion", Duration.ofSeconds(120), FaultKit.quietly(() -> {

@@ -40,9 +40,6 @@ public final class ErasureTool {
                 usage("--" + k + " is required");
             }
         }
-        String site = a.get("site");
-        String person = PersonKeys.load(Path.of(a.get("secret-file"))).pseudonym(site, a.get("label"));
-        String request = Erasures.newRequestId();
         Properties p = new Properties();
         if (a.containsKey("command-config")) {
             try (InputStream in = Files.newInputStream(Path.of(a.get("command-config")))) {
@@ -50,14 +47,30 @@ public final class ErasureTool {
             }
         }
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, a.get("bootstrap"));
+        String site = a.get("site");
+        Sent sent = send(p, site, a.get("label"), PersonKeys.load(Path.of(a.get("secret-file"))),
+                SignedControl.privateKey(Files.readString(Path.of(a.get("key-file")))), a.get("key-id"), a.get("operator"));
+        System.out.println("person " + sent.person() + " at " + site + ": erasure request " + sent.request()
+                + " written; completion reports follow on privface." + site + ".erasure");
+    }
+
+    /** What was asked: the person's pseudonym and the request id. */
+    public record Sent(String person, String request) {
+    }
+
+    /** Signs and writes one erasure command for {@code label} at {@code site}; waits for the broker's acknowledgement. */
+    public static Sent send(Properties client, String site, String label, PersonKeys keys, java.security.PrivateKey key,
+                            String keyId, String operator) throws Exception {
+        String person = keys.pseudonym(site, label);
+        String request = Erasures.newRequestId();
+        Properties p = new Properties();
+        p.putAll(client);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
-            producer.send(Erasures.command(SignedControl.privateKey(Files.readString(Path.of(a.get("key-file")))),
-                    a.get("key-id"), site, a.get("operator"), System.currentTimeMillis(), person, request))
+            producer.send(Erasures.command(key, keyId, site, operator, System.currentTimeMillis(), person, request))
                     .get(30, TimeUnit.SECONDS);
         }
-        System.out.println("person " + person + " at " + site + ": erasure request " + request
-                + " written; completion reports follow on privface." + site + ".erasure");
+        return new Sent(person, request);
     }
 
     private static void usage(String why) throws IOException {
