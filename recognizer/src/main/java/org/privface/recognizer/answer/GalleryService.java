@@ -87,7 +87,8 @@ public class GalleryService implements AutoCloseable {
         List<PerturbedFace> list = enrollments.computeIfAbsent(f.getSiteId(),
                 s -> java.util.Collections.synchronizedList(new ArrayList<>()));
         synchronized (list) {
-            if (key != null) {
+            // Only person keys name one release; older records' keys (a camera id) are shared by many.
+            if (key != null && org.privface.wire.erasure.PersonKeys.pseudonymOf(key).isPresent()) {
                 Map<String, Keyed> k = keyed.computeIfAbsent(f.getSiteId(), s -> new ConcurrentHashMap<>());
                 // A newer record under the same key (a new form of that release) replaces the old one.
                 k.entrySet().removeIf(e -> {

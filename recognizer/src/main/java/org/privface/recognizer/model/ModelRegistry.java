@@ -106,6 +106,8 @@ public class ModelRegistry {
      * they were written (a gateway that has not tombstoned them yet).
      */
     public boolean addEnrollment(PerturbedFace f, String key, Instant written) {
+        // Only person keys name one release; older records' keys (a camera id) are shared by many.
+        key = org.privface.wire.erasure.PersonKeys.pseudonymOf(key).isPresent() ? key : null;
         if (erasures.erased(f.getSiteId(), key, written)) {
             return false;
         }
