@@ -67,6 +67,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private volatile org.privface.agent.answer.AnswerMode answers;
     private volatile OriginLog origins;
     private volatile Enrollment enrollment;
+    private volatile org.privface.agent.erase.ErasureFollower erasures;
+    /** The site's pseudonym secret (enrollment record keys); opened with the ledger. */
+    private volatile org.privface.wire.erasure.PersonKeys personKeys;
     private volatile java.util.concurrent.ExecutorService reenroll;
     private volatile Thread main;
 
@@ -169,11 +172,17 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                     ControlSignatures.of(settings, json));
         }
 
+        if (ledger != null) {
+            personKeys = openPersonKeys();
+        }
         if (settings.isPublishEnrollments() && ledger != null) {
             startEnrollment(mechanisms, policies, ledger);
         } else if (ledger != null) {
             // Not publishing now, but the ledger on this data directory still says what its images spent.
             state.register("enrollment", () -> Enrollment.ledgerReport(ledger.stats()));
+        }
+        if (ledger != null && settings.getControl().isTopicEnabled() && settings.getErasure().isEnabled()) {
+            startErasures(mechanisms, ledger);
         }
 
         answers = org.privface.agent.answer.AnswerMode.open(settings.getAnswer().getRelease(),
@@ -258,7 +267,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private void startEnrollment(Mechanisms mechanisms, PolicyStore policies, EnrollmentLedger ledger)
             throws InterruptedException {
         Enrollment en = new Enrollment(settings.getEnrollFolder(), settings.getEnrollReleases(), mechanisms, publisher, uplink,
-                ledger);
+                ledger, settings.getSiteId(), personKeys);
         enrollment = en;
         state.register("enrollment", en::report);
         unrecorded("enrollment", en, e -> e.unrecorded.get());
@@ -294,6 +303,45 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         en.publish(policies.current().policy());
     }
 
+    /**
+     * The site's pseudonym secret: {@code agent.erasure.secret-file} (every gateway of a site and
+     * the operator share it), else one made in the data directory on first start, which serves a
+     * site with one gateway only: the log says so.
+     */
+    private org.privface.wire.erasure.PersonKeys openPersonKeys() throws IOException {
+        Path file = settings.getErasure().getSecretFile();
+        if (file != null) {
+            return org.privface.wire.erasure.PersonKeys.load(file);
+        }
+        Path own = settings.getDataDir().resolve(PSEUDONYM_SECRET);
+        if (!Files.exists(own)) {
+            LOG.warn("agent.erasure.secret-file unset: made a pseudonym secret at {}; a site with several gateways must"
+                    + " give them all the same one, and the operator needs it to ask for an erasure", own);
+        }
+        return org.privface.wire.erasure.PersonKeys.loadOrCreate(own);
+    }
+
+    /** Follows the site's erasure topic (docs/operations.md, "Forgetting a person"). */
+    private void startErasures(Mechanisms mechanisms, EnrollmentLedger ledger) throws IOException {
+        org.privface.agent.erase.GatewayErasure er = new org.privface.agent.erase.GatewayErasure(settings.getSiteId(),
+                settings.getEnrollFolder(), ledger, personKeys, publisher, uplink, settings.getErasure().getWait());
+        erasures = new org.privface.agent.erase.ErasureFollower(kafka, settings.getSiteId(), state.gatewayId(),
+                ControlSignatures.trustedKeys(settings.getControl()), settings.getControl().getMaxClockSkew(),
+                settings.getDataDir(), (person, issuedAt) -> {
+                    Enrollment en = enrollment;
+                    if (en != null) {
+                        return en.erase(er, person, issuedAt);
+                    }
+                    try {
+                        return er.erase(person, issuedAt);
+                    } finally {
+                        mechanisms.forgetEnrollment();
+                    }
+                });
+        // Local only (REST status): the audit trail of erasures is the erasure topic itself.
+        state.registerLocal("erasure", () -> Map.of("completed", erasures.completed(), "refused", erasures.refused()));
+    }
+
     /** Counts, by ledger, the releases withheld because their charge could not be written (docs/reliability.md). */
     private <T> void unrecorded(String ledger, T source, java.util.function.ToDoubleFunction<T> count) {
         io.micrometer.core.instrument.FunctionCounter.builder("privface.agent.releases.withheld.unrecorded", source, count)
@@ -325,6 +373,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     static final String PERSONS = "persons";
 
     static final Duration REPLAY_WAIT = Duration.ofSeconds(30);
+
+    /** The pseudonym secret made on a gateway whose configuration names none. */
+    static final String PSEUDONYM_SECRET = "pseudonym-secret";
 
     /** The enrollment ledger's file name in the data directory. */
     static final String ENROLLMENT_LEDGER = "enrollment-ledger.txt";
@@ -371,6 +422,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         }
         if (control != null) {
             control.close();
+        }
+        if (erasures != null) {
+            erasures.close();
         }
         if (answers != null) {
             answers.close();

@@ -310,6 +310,29 @@ public class AgentSettings {
         public void setEpsilonMax(double epsilonMax) { this.epsilonMax = epsilonMax; }
     }
 
+    private Erasure erasure = new Erasure();
+
+    public Erasure getErasure() { return erasure; }
+    public void setErasure(Erasure erasure) { this.erasure = erasure; }
+
+    /** {@code agent.erasure}: forgetting a person (docs/operations.md, "Forgetting a person"). */
+    @ConfigurationProperties("erasure")
+    public static class Erasure {
+        /** Follow the site's erasure topic (with the control topic on). */
+        private boolean enabled = true;
+        /** The site's pseudonym secret (base64), shared by its gateways and operators; unset: one in the data dir. */
+        private Path secretFile;
+        /** How long an erasure waits for the spool to empty and the tombstones to be acknowledged. */
+        private Duration wait = Duration.ofSeconds(60);
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public Path getSecretFile() { return secretFile; }
+        public void setSecretFile(Path secretFile) { this.secretFile = secretFile; }
+        public Duration getWait() { return wait; }
+        public void setWait(Duration wait) { this.wait = wait; }
+    }
+
     private Answer answer = new Answer();
 
     public Answer getAnswer() { return answer; }

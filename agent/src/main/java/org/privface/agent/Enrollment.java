@@ -36,6 +36,9 @@ final class Enrollment {
     private final FacePublisher publisher;
     private final Uplink uplink;
     private final EnrollmentLedger ledger;
+    /** The site's pseudonym secret: each record's key is its person's pseudonym, image tag and index. */
+    private final org.privface.wire.erasure.PersonKeys keys;
+    private final String site;
     /** Image hashes by origin, worked out once: the folder is read once per shape too. */
     private final Map<String, String> hashes = new LinkedHashMap<>();
     final AtomicLong published = new AtomicLong();
@@ -44,7 +47,7 @@ final class Enrollment {
     final AtomicLong unrecorded = new AtomicLong();
 
     Enrollment(Path folder, int releasesPerImage, Mechanisms mechanisms, FacePublisher publisher, Uplink uplink,
-               EnrollmentLedger ledger) {
+               EnrollmentLedger ledger, String site, org.privface.wire.erasure.PersonKeys keys) {
         if (releasesPerImage < 1) {
             throw new IllegalArgumentException("agent.enroll-releases must be at least 1, was " + releasesPerImage);
         }
@@ -54,6 +57,8 @@ final class Enrollment {
         this.publisher = publisher;
         this.uplink = uplink;
         this.ledger = ledger;
+        this.site = site;
+        this.keys = keys;
     }
 
     /** Releases what the policy's form still lacks; returns the number of releases made. */
@@ -70,6 +75,10 @@ final class Enrollment {
         int skipped = 0;
         for (int i = 0; i < faces.size(); i++) {
             String hash = hash(faces.origins().get(i));
+            if (ledger.erased(hash)) {
+                skipped++; // an erased person's image, enrolled again as the same file: never released again
+                continue;
+            }
             int have = ledger.releasesInForm(hash, form);
             if (have >= releasesPerImage) {
                 skipped++;
@@ -91,6 +100,8 @@ final class Enrollment {
                         faces.origins().get(i), c.refused(), c.entry().composedEpsilon(), ledger.cap());
             }
             String label = faces.names().get(faces.labels()[i]);
+            String pseudonym = keys.pseudonym(site, label);
+            String tag = keys.imageTag(hash);
             String track = "enroll-" + UUID.randomUUID();
             for (int r = 0; r < c.granted(); r++) {
                 Release rel = m.perturb(faces.faces()[i]);
@@ -98,7 +109,7 @@ final class Enrollment {
                         TrackRelease.newBuilder().setReleaseIndex(have + r + 1).setEpsilonSpentInWindow(c.composedAfter()[r])
                                 .setEpsilonBudget(ledger.cap()).setBudgetPolicy("enrollment:k=" + releasesPerImage)
                                 .setWindowStartMillis(c.entry().first()).build());
-                uplink.submit(rec);
+                uplink.submit(rec, org.privface.wire.erasure.PersonKeys.recordKey(pseudonym, tag, have + r + 1));
                 made++;
             }
         }
@@ -108,6 +119,20 @@ final class Enrollment {
                         + " released in this form, {} release(s) refused by the cap {}", faces.size(), faces.names().size(),
                 made, form.epsilonPerFace(), policy.mechanism(), policy.mode(), skipped, refusedNow, ledger.cap());
         return made;
+    }
+
+    /**
+     * Forgets a person here (GatewayErasure), holding the lock {@link #publish} holds, so no
+     * publication of the person runs meanwhile; the faces read from the folder are read again next time.
+     */
+    synchronized Map<String, String> erase(org.privface.agent.erase.GatewayErasure erasure, String pseudonym,
+                                           Instant issuedAt) throws Exception {
+        try {
+            return erasure.erase(pseudonym, issuedAt);
+        } finally {
+            hashes.clear();
+            mechanisms.forgetEnrollment();
+        }
     }
 
     private String hash(String origin) {

@@ -199,6 +199,16 @@ final class Mechanisms {
         return settings.getEmbedder().create();
     }
 
+    /**
+     * Drops the enrollment faces read so far (after an erasure removed a person's files), so the
+     * next publication reads the folder again. Bases already fitted stay: see docs/operations.md,
+     * "What erasure cannot reach".
+     */
+    synchronized void forgetEnrollment() {
+        enrollment.clear();
+        enrolledEmbeddings = null;
+    }
+
     /** The enrollment folder as the policy's mechanism takes it (pixel crops or embeddings); null without a folder. */
     LabelledFaces enrollmentInputs(SitePolicy p) {
         if (!FaceInput.needsEmbedding(p)) {

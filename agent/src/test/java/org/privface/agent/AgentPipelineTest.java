@@ -1,6 +1,7 @@
 package org.privface.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -116,7 +117,15 @@ class AgentPipelineTest implements TestPropertyProvider {
         assertTrue(pipeline.facesDetected() > 0);
 
         List<PerturbedFace> records = SiteRecords.read(SITE, pipeline.published(),
-                (key, f) -> assertEquals(f.getCameraId(), key, "keyed by camera"));
+                (key, f) -> {
+                    if (f.getKind() == RecordKind.QUERY) {
+                        assertEquals(f.getCameraId(), key, "a query is keyed by camera");
+                    } else {
+                        // An enrollment is keyed by its person's pseudonym, image tag and index (issue 43).
+                        assertTrue(org.privface.wire.erasure.PersonKeys.pseudonymOf(key).isPresent(), key);
+                        assertFalse(key.contains(f.getEnrollmentLabel()), "the key names nobody");
+                    }
+                });
         assertEquals(pipeline.published(), records.size());
         long queries = records.stream().filter(f -> f.getKind() == RecordKind.QUERY).count();
         assertEquals(pipeline.facesDetected(), queries, "one query record per detected face");
@@ -199,6 +208,8 @@ class AgentPipelineTest implements TestPropertyProvider {
             // The private basis is the only statistic of the enrolled faces kept, and it is μ-GDP.
             assertTrue(name.equals("audit.jsonl") || name.equals(AgentPipeline.ENROLLMENT_LEDGER)
                             || name.equals("control-counters.json")
+                            // the site's pseudonym secret (issue 43): random bytes, nothing of a face
+                            || name.equals(AgentPipeline.PSEUDONYM_SECRET)
                             || name.matches("spool/(checkpoint|spool\\.lock|seg-\\d+\\.log)")
                             || name.matches("private-basis-47x62-nc12-mu2\\.0\\.eigf"),
                     "unexpected file on the gateway's disk: " + name);

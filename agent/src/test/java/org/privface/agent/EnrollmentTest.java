@@ -77,7 +77,8 @@ class EnrollmentTest {
             configure.accept(s);
             out = new CameraWorkerTest.SpoolingPublisher(dir);
             ledger = EnrollmentLedger.open(dir.resolve(AgentPipeline.ENROLLMENT_LEDGER), cap);
-            enrollment = new Enrollment(s.getEnrollFolder(), 1, new Mechanisms(s, detector, ledger), out.publisher, out.uplink, ledger);
+            enrollment = new Enrollment(s.getEnrollFolder(), 1, new Mechanisms(s, detector, ledger), out.publisher, out.uplink, ledger,
+                    "workertest", org.privface.wire.erasure.PersonKeys.of(new byte[32]));
         }
 
         List<PerturbedFace> spooled() throws Exception {
@@ -107,6 +108,13 @@ class EnrollmentTest {
                 assertEquals(16 + FIT, f.getTrack().getEpsilonSpentInWindow(), 1e-9,
                         "the image's composed epsilon so far: the private basis fit and this release");
                 assertEquals(100.0, f.getTrack().getEpsilonBudget(), "the image's cap");
+            }
+            // Each record is keyed by its person's pseudonym (#43), so the person's records can be tombstoned.
+            var keys = org.privface.wire.erasure.PersonKeys.of(new byte[32]);
+            for (DiskSpool.Spooled e : r.out.spool.peek(100_000)) {
+                PerturbedFace f = FaceRecords.decodeFace(e.entry().value());
+                assertEquals(java.util.Optional.of(keys.pseudonym("workertest", f.getEnrollmentLabel())),
+                        org.privface.wire.erasure.PersonKeys.pseudonymOf(e.entry().key()), e.entry().key());
             }
         }
         try (Run restarted = new Run(dir, 100)) {

@@ -36,6 +36,8 @@ final class Policies {
     static final String LATER_SITE = "site-added-later";
     private static final Set<AclOperation> WRITE_DESCRIBE = EnumSet.of(AclOperation.WRITE, AclOperation.DESCRIBE);
     private static final Set<AclOperation> READ_DESCRIBE = EnumSet.of(AclOperation.READ, AclOperation.DESCRIBE);
+    private static final Set<AclOperation> READ_WRITE_DESCRIBE = EnumSet.of(AclOperation.READ, AclOperation.WRITE,
+            AclOperation.DESCRIBE);
     private static final List<AclOperation> CHANGING = List.of(AclOperation.WRITE, AclOperation.CREATE,
             AclOperation.DELETE, AclOperation.ALTER, AclOperation.ALTERCONFIGS);
 
@@ -82,7 +84,9 @@ final class Policies {
                 topic(site, "status"), WRITE_DESCRIBE,
                 topic(site, "answer"), WRITE_DESCRIBE,
                 topic(site, "control"), READ_DESCRIBE,
-                topic(site, "gallery"), READ_DESCRIBE);
+                topic(site, "gallery"), READ_DESCRIBE,
+                // erasure (#43): reads signed commands, writes its completion report
+                topic(site, "erasure"), READ_WRITE_DESCRIBE);
         for (AclRule r : KafkaAcls.rules(user)) {
             String what = name + ": ACL " + KafkaAcls.type(r.getResource()) + " " + KafkaAcls.name(r.getResource())
                     + " " + KafkaAcls.operations(r);
@@ -165,6 +169,8 @@ final class Policies {
         }
         Set<String> galleries = new java.util.HashSet<>();
         sites.forEach(site -> galleries.add(topic(site, "gallery")));
+        // Each site's erasure topic: the recognizer's completion reports (#43), literally named.
+        sites.forEach(site -> galleries.add(topic(site, "erasure")));
         for (String shared : List.of("privface.results", "privface.dead-letter")) {
             if (!KafkaAcls.allowsTopic(user, shared, AclOperation.WRITE)) {
                 out.add(name + ": cannot write " + shared);
@@ -213,6 +219,8 @@ final class Policies {
         for (String site : managed) {
             allowed.put(topic(site, "control"), WRITE_DESCRIBE);
             allowed.put(topic(site, "status"), READ_DESCRIBE);
+            // a signed erasure command, and the components' reports (#43)
+            allowed.put(topic(site, "erasure"), READ_WRITE_DESCRIBE);
         }
         for (AclRule r : KafkaAcls.rules(user)) {
             String target = KafkaAcls.name(r.getResource());

@@ -44,6 +44,11 @@ public class RecognizerSettings {
     private int validationEvery = 5;
     /** Names this replica in the models it trains; random unless set (e.g. to the pod name). */
     private String instanceId = java.util.UUID.randomUUID().toString();
+    /** Stored model versions kept per model key; older ones are deleted (docs/operations.md, "Retention"). */
+    private int modelVersionsKept = 5;
+
+    public int getModelVersionsKept() { return modelVersionsKept; }
+    public void setModelVersionsKept(int modelVersionsKept) { this.modelVersionsKept = modelVersionsKept; }
 
     public String getGroupId() { return groupId; }
     public void setGroupId(String groupId) { this.groupId = groupId; }

@@ -111,7 +111,8 @@ public final class ControlSignatures {
                 Clock.systemUTC(), settings.getDataDir(), json);
     }
 
-    static Map<String, PublicKey> trustedKeys(AgentSettings.Control c) {
+    /** The operator keys of the gateway's configuration; they also sign erasure commands (docs/operations.md). */
+    public static Map<String, PublicKey> trustedKeys(AgentSettings.Control c) {
         Map<String, String> encoded = new LinkedHashMap<>(c.getOperatorKeys());
         Path file = c.getKeysFile();
         if (file != null && Files.exists(file)) {

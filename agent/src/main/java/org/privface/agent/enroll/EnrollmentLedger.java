@@ -57,6 +57,11 @@ public final class EnrollmentLedger {
     public record Form(String mechanism, String mode, String basisId, double epsilonPerFace, double mu, boolean image) {
         /** The form of an image that has paid for a private fit but was never released: no release matches it. */
         public static final Form FIT = new Form("FIT", "private-basis-fit", "-", 0, Double.NaN, false);
+        /**
+         * The form of an erased image (docs/operations.md, "Forgetting a person"): its file is gone,
+         * its entry keeps only the ε it spent, and no release matches it, so it is never released again.
+         */
+        public static final Form ERASED = new Form("ERASED", "erased", "-", 0, Double.NaN, false);
 
         public static Form of(Release r) {
             return new Form(r.mechanism(), r.mode(), r.basisId() == null ? "-" : r.basisId(), r.epsilonPerFace(),
@@ -245,6 +250,61 @@ public final class EnrollmentLedger {
         double pure = e == null ? 0 : e.epsilonPure();
         double muSq = (e == null ? 0 : e.muSquared()) + mu * mu;
         return MuGdp.combinedEpsilon(pure, Math.sqrt(muSq), MuGdp.DEFAULT_DELTA);
+    }
+
+    /** Whether this image was erased: it is never released again (its spent ε stays in its entry). */
+    public synchronized boolean erased(String sha256) {
+        Entry e = entries.get(sha256);
+        return e != null && Form.ERASED.equals(e.form());
+    }
+
+    /**
+     * Forgets images of an erased person: each entry keeps only what the ε accounting needs (the
+     * file's hash, so the same file enrolled again composes with what it already spent, and the
+     * spent ε, releases and refusals), its form becomes {@link Form#ERASED} and its times the
+     * erasure's. The file is rewritten whole (temporary file, fsync, atomic rename), so no earlier
+     * line of any erased image, with its forms and times, survives in it.
+     *
+     * @return the entries changed
+     */
+    public synchronized int erase(java.util.Collection<String> sha256s, Instant now) throws IOException {
+        Map<String, Entry> next = new LinkedHashMap<>(entries);
+        int changed = 0;
+        for (String h : sha256s) {
+            Entry e = next.get(h);
+            if (e != null && !Form.ERASED.equals(e.form())) {
+                next.put(h, new Entry(h, Form.ERASED, 0, e.releases(), e.epsilonPure(), e.muSquared(), e.refused(), null,
+                        now, now));
+                changed++;
+            }
+        }
+        if (changed == 0) {
+            return 0;
+        }
+        StringBuilder b = new StringBuilder(HEADER).append('\n');
+        next.values().forEach(e -> b.append(format(e)).append('\n'));
+        byte[] bytes = b.toString().getBytes(StandardCharsets.UTF_8);
+        Path tmp = file.resolveSibling(file.getFileName() + ".erasing");
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(true);
+        }
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        if (file.toAbsolutePath().getParent() != null) {
+            try (FileChannel dir = FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
+                dir.force(true);
+            } catch (IOException e) {
+                // some file systems cannot sync a directory; the rename is still atomic
+            }
+        }
+        entries.clear();
+        entries.putAll(next);
+        length = bytes.length;
+        return changed;
     }
 
     public synchronized Entry entry(String sha256) {

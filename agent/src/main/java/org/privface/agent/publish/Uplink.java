@@ -86,6 +86,19 @@ public final class Uplink implements AutoCloseable {
     }
 
     /**
+     * Spools an enrollment record under its own key (its person's pseudonym, image tag and release
+     * index: wire/erasure/PersonKeys), so the person's records can be tombstoned; false when the
+     * spool dropped it.
+     */
+    public boolean submit(PerturbedFace face, String key) {
+        if (face.getKind() != RecordKind.ENROLLMENT) {
+            throw new IllegalArgumentException("only enrollment records are keyed by person; queries are keyed by camera");
+        }
+        return submit(new SpoolEntry(Topics.enrollment(face.getSiteId()), key, FaceRecords.encode(face), face.getEventId(),
+                face.getCaptureTimestamp().toEpochMilli()));
+    }
+
+    /**
      * Spools an answer record for its site's answer topic, keyed by camera like the faces, so an
      * answer made while the broker is away or before a restart is sent like a vector; false when
      * the spool dropped it (counted there).

@@ -154,4 +154,33 @@ class EnrollmentLedgerTest {
         assertEquals(1, reopened.releasesInForm(B, PEEP16));
         assertEquals(16 + fit, reopened.stats().maxComposedEpsilon(), 1e-12, "the status report shows it");
     }
+
+    @Test
+    void anErasedImageKeepsOnlyItsHashAndSpentEpsilonAndIsNeverReleasedAgain(@TempDir Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("l.txt");
+        EnrollmentLedger l = EnrollmentLedger.open(file, 100);
+        java.time.Instant t0 = java.time.Instant.parse("2026-01-01T00:00:00Z");
+        l.charge(A, PEEP16, 2, t0);
+        l.charge(A, PEEP8, 1, t0.plusSeconds(60));
+        l.charge(B, PEEP16, 1, t0);
+        assertEquals(3, java.nio.file.Files.readAllLines(file).size() - 1, "one line per change");
+        java.time.Instant now = t0.plusSeconds(3600);
+        assertEquals(1, l.erase(java.util.List.of(A), now));
+        assertEquals(0, l.erase(java.util.List.of(A), now), "idempotent");
+        assertTrue(l.erased(A));
+        assertEquals(40, l.entry(A).composedEpsilon(), 1e-12, "the spent ε stays: its releases are out there");
+        assertEquals(3, l.entry(A).releases());
+        assertEquals(0, l.releasesInForm(A, PEEP16));
+        java.util.List<String> lines = java.nio.file.Files.readAllLines(file);
+        assertEquals(3, lines.size(), "the header and one line per image: no history of the erased image survives");
+        String erasedLine = lines.stream().filter(x -> x.startsWith(A)).findFirst().orElseThrow();
+        assertTrue(erasedLine.contains(" ERASED|erased|") && !erasedLine.contains("PEEP") && !erasedLine.contains(t0.toString()),
+                erasedLine);
+        EnrollmentLedger reopened = EnrollmentLedger.open(file, 100);
+        assertTrue(reopened.erased(A));
+        assertEquals(16, reopened.entry(B).composedEpsilon(), 1e-12, "other images are as they were");
+        assertEquals(1, reopened.releasesInForm(B, PEEP16));
+        reopened.charge(B, PEEP8, 1, now);
+        assertEquals(24, EnrollmentLedger.open(file, 100).entry(B).composedEpsilon(), 1e-12, "appends after the rewrite");
+    }
 }

@@ -183,7 +183,11 @@ final class TopicAudit {
             internal(r, where);
             return;
         }
-        if (Topics.ALL_ENROLLMENT.matcher(t).matches() || Topics.ALL_QUERY.matcher(t).matches()) {
+        if (r.value() == null && (Topics.ALL_ENROLLMENT.matcher(t).matches() || t.matches("privface\\.[A-Za-z0-9_-]+\\.gallery"))) {
+            // A tombstone of an erased person's record, or of a withdrawn gallery: a key, nothing else.
+            headers(r, where, Set.of());
+            idKey(r, where);
+        } else if (Topics.ALL_ENROLLMENT.matcher(t).matches() || Topics.ALL_QUERY.matcher(t).matches()) {
             headers(r, where, Set.of());
             idKey(r, where);
             avro(r, where, faceSchemas, "PerturbedFace");
@@ -217,6 +221,31 @@ final class TopicAudit {
             if (r.value() != null) {
                 json(r, where, CONTROL);
                 signed(r, where, null, operatorKeys);
+            }
+        } else if (Topics.ALL_ERASURE.matcher(t).matches()) {
+            // The erasure audit trail: a signed command or a component's report, pseudonyms and counts only.
+            idKey(r, where);
+            if (org.privface.wire.erasure.Erasures.isCommand(r.value())) {
+                headers(r, where, Set.of(SignedControl.KEY_HEADER, SignedControl.OPERATOR_HEADER,
+                        SignedControl.ISSUED_AT_HEADER, SignedControl.SIGNATURE_HEADER));
+                try {
+                    org.privface.wire.erasure.Erasures.readCommand(new org.apache.kafka.clients.consumer.ConsumerRecord<>(
+                            r.topic(), r.partition(), r.offset(), 0L, org.apache.kafka.common.record.TimestampType.CREATE_TIME,
+                            0, 0, new String(r.key(), StandardCharsets.UTF_8), r.value(),
+                            new org.apache.kafka.common.header.internals.RecordHeaders(
+                                    r.headers().toArray(org.apache.kafka.common.header.Header[]::new)),
+                            java.util.Optional.empty()));
+                } catch (RuntimeException e) {
+                    problems.add(where + ": not an erasure command: " + e.getMessage());
+                }
+                signed(r, where, SignedControl.ERASURE_DOMAIN, operatorKeys);
+            } else {
+                headers(r, where, Set.of());
+                try {
+                    org.privface.wire.erasure.Erasures.readReport(r.value());
+                } catch (RuntimeException e) {
+                    problems.add(where + ": not an erasure report: " + e.getMessage());
+                }
             }
         } else {
             problems.add(where + ": a topic nobody declares (" + t + ")");
@@ -390,7 +419,7 @@ final class TopicAudit {
                     "epsilonCap", "releasedThisRun", "refusedThisRun", "withheldUnrecordedThisRun", "error"),
             // Appearance linking's settings and noised counts (GatewayLinking.report); never an embedding, a
             // person id or a person's spend (issue 33).
-            "linking", obj("enabled", "budgetScope", "reason", "threshold",
+            "linking", obj("enabled", "budgetScope", "reason", "threshold", "network", "matches", "facesToLink", "disjointViews",
                     "noised", obj("appearances", "linkedAppearances", "noise", NOISE)),
             "residentMemoryBytes");
 

@@ -167,26 +167,29 @@ public final class FleetGenerator {
         return v.matches("[A-Za-z][A-Za-z0-9_.-]*") && !v.matches("(?i)true|false|yes|no|on|off|null") ? v : "\"" + v + "\"";
     }
 
-    /** The ACLs of one agent principal: its site's six topics, literally, nothing else. */
+    /** The ACLs of one agent principal: its site's seven topics, literally, nothing else. */
     private static String agentAcls(String site) {
         StringBuilder b = new StringBuilder();
         for (String[] t : new String[][] {{"enrollment", "Write"}, {"query", "Write"}, {"status", "Write"},
                 {"answer", "Write"}, {"control", "Read"}, {"gallery", "Read"}}) {
             b.append(acl("privface." + site + "." + t[0], t[1]));
         }
-        return b.toString();
+        // erasure (#43): reads the signed commands, writes its completion reports
+        return b.append(acl("privface." + site + ".erasure", "Read", "Write")).toString();
     }
 
-    private static String acl(String topic, String op) {
-        return """
+    private static String acl(String topic, String... ops) {
+        StringBuilder b = new StringBuilder("""
                       - resource:
                           type: topic
                           name: %s
                           patternType: literal
                         operations:
-                          - %s
-                          - Describe
-                """.formatted(topic, op);
+                """.formatted(topic));
+        for (String op : ops) {
+            b.append("          - ").append(op).append('\n');
+        }
+        return b.append("          - Describe\n").toString();
     }
 
     private static String user(String name, String site, String comment, String acls) {
@@ -223,7 +226,8 @@ public final class FleetGenerator {
         }
         b.append("---\n").append(user("operator-" + id, id, """
                 # operator-%1$s: an operator of this site alone: writes its control topic, reads its status.
-                """.formatted(id), acl("privface." + id + ".control", "Write") + acl("privface." + id + ".status", "Read")));
+                """.formatted(id), acl("privface." + id + ".control", "Write") + acl("privface." + id + ".status", "Read")
+                + acl("privface." + id + ".erasure", "Read", "Write")));
         return b.toString();
     }
 
@@ -428,6 +432,8 @@ public final class FleetGenerator {
         acls.append(acl("privface.results", "Write")).append(acl("privface.dead-letter", "Write"));
         acls.append("      # Each site's gallery model (GalleryService), signed; only that site's gateways read it.\n");
         list.sites().forEach(s -> acls.append(acl("privface." + s.id() + ".gallery", "Write")));
+        acls.append("      # Each site's erasure topic (recognizer/erase/ErasureService): its completion reports.\n");
+        list.sites().forEach(s -> acls.append(acl("privface." + s.id() + ".erasure", "Write")));
         return user("recognizer", null, HEADER + """
                 # The recognizer's principal (Secret "recognizer" from the User Operator). It reads the prefix
                 # "privface." (every site's enrollment, query, answer and status, including sites added later;
@@ -443,7 +449,8 @@ public final class FleetGenerator {
         for (SiteList.Console c : list.consoles()) {
             StringBuilder acls = new StringBuilder();
             for (String site : c.sites()) {
-                acls.append(acl("privface." + site + ".control", "Write")).append(acl("privface." + site + ".status", "Read"));
+                acls.append(acl("privface." + site + ".control", "Write")).append(acl("privface." + site + ".status", "Read"))
+                        .append(acl("privface." + site + ".erasure", "Read", "Write"));
             }
             b.append(first ? "" : "---\n");
             first = false;

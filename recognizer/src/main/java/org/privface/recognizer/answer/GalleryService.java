@@ -76,11 +76,103 @@ public class GalleryService implements AutoCloseable {
 
     /** One validated, new enrollment record. */
     public void add(PerturbedFace f) {
+        add(f, null, Instant.now());
+    }
+
+    /** One validated, new enrollment record, with its record key (wire/erasure/PersonKeys) and write time. */
+    public void add(PerturbedFace f, String key, Instant written) {
         if (publisher == null) {
             return;
         }
-        enrollments.computeIfAbsent(f.getSiteId(), s -> java.util.Collections.synchronizedList(new ArrayList<>())).add(f);
+        List<PerturbedFace> list = enrollments.computeIfAbsent(f.getSiteId(),
+                s -> java.util.Collections.synchronizedList(new ArrayList<>()));
+        synchronized (list) {
+            // Only person keys name one release; older records' keys (a camera id) are shared by many.
+            if (key != null && org.privface.wire.erasure.PersonKeys.pseudonymOf(key).isPresent()) {
+                Map<String, Keyed> k = keyed.computeIfAbsent(f.getSiteId(), s -> new ConcurrentHashMap<>());
+                // A newer record under the same key (a new form of that release) replaces the old one.
+                k.entrySet().removeIf(e -> {
+                    if (e.getValue().key().equals(key)) {
+                        list.removeIf(x -> x.getEventId().equals(e.getKey()));
+                        return true;
+                    }
+                    return false;
+                });
+                k.put(f.getEventId(), new Keyed(key, written));
+            }
+            list.add(f);
+        }
         lastArrival.put(f.getSiteId(), System.nanoTime());
+    }
+
+    /** Where a gallery enrollment came from: its record key and write time. */
+    private record Keyed(String key, Instant written) {
+    }
+
+    private final Map<String, Map<String, Keyed>> keyed = new ConcurrentHashMap<>();
+    /** Sites whose gallery must be rebuilt or withdrawn because a person was erased. */
+    private final java.util.Set<String> erased = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Drops the enrollments of records whose key matches and were written no later than
+     * {@code before} (a tombstone's key, or every key of an erased person), and rebuilds the site's
+     * gallery at the next check without them; with nobody left, the gallery is withdrawn by a
+     * tombstone on the compacted gallery topic. Returns the enrollments dropped.
+     */
+    public int remove(String site, java.util.function.Predicate<String> key, Instant before) {
+        List<PerturbedFace> list = enrollments.get(site);
+        Map<String, Keyed> k = keyed.get(site);
+        if (publisher == null || list == null || k == null) {
+            return 0;
+        }
+        int n;
+        synchronized (list) {
+            int was = list.size();
+            list.removeIf(f -> {
+                Keyed w = k.get(f.getEventId());
+                boolean gone = w != null && key.test(w.key()) && !w.written().isAfter(before);
+                if (gone) {
+                    k.remove(f.getEventId());
+                }
+                return gone;
+            });
+            n = was - list.size();
+        }
+        if (n > 0) {
+            lastErasure.put(site, System.currentTimeMillis());
+            erased.add(site);
+            // due at the next check, without waiting for the quiet period
+            lastArrival.put(site, System.nanoTime() - settings.getQuietPeriod().toNanos() - 1);
+        }
+        return n;
+    }
+
+    /** Waits until an erasure's rebuild (or withdrawal) of the site's gallery has run; false on timeout. */
+    public boolean awaitRebuilt(String site, java.time.Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (erased.contains(site) || building.contains(site)) {
+            if (System.nanoTime() > end) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+        return true;
+    }
+
+    private final java.util.Set<String> building = ConcurrentHashMap.newKeySet();
+
+    /** Whether the site's last published gallery still names any of {@code labels}. */
+    public boolean names(String site, java.util.Collection<String> labels) {
+        FaceGallery g = published.get(site);
+        return g != null && g.getLabels().stream().anyMatch(labels::contains);
+    }
+
+    /** Withdraws a site's gallery: a tombstone under its key, so compaction removes the last one. */
+    private void withdraw(String site) throws InterruptedException, java.util.concurrent.ExecutionException {
+        producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(org.privface.wire.topics.Topics.gallery(site),
+                site, null)).get();
+        published.remove(site);
+        LOG.info("site {}: gallery withdrawn (tombstone): no enrolled person left to build one from", site);
     }
 
     /** The last gallery published for a site (its labels name the answers' outputs). */
@@ -103,7 +195,12 @@ public class GalleryService implements AutoCloseable {
                     all = List.copyOf(list);
                 }
                 Optional<String> space = GalleryBuilder.mainSpace(site, all);
+                building.add(site);
+                boolean afterErasure = erased.remove(site);
                 if (space.isEmpty()) {
+                    if (afterErasure) {
+                        withdraw(site);
+                    }
                     LOG.info("site {}: no EMBEDDING enrollments, no gallery", site);
                     continue;
                 }
@@ -127,9 +224,26 @@ public class GalleryService implements AutoCloseable {
                 return;
             } catch (Exception ex) {
                 LOG.error("site {}: gallery not published: {}", site, ex.toString());
+                if (erasedUnbuilt(site)) {
+                    try {
+                        withdraw(site); // an erasure's rebuild failed: no gallery beats one naming the erased person
+                    } catch (Exception again) {
+                        LOG.error("site {}: gallery not withdrawn either: {}", site, again.toString());
+                    }
+                }
+            } finally {
+                building.remove(site);
             }
         }
     }
+
+    /** Whether the last published gallery predates an erasure at the site (it may name the erased person). */
+    private boolean erasedUnbuilt(String site) {
+        return lastErasure.getOrDefault(site, 0L) > published.getOrDefault(site, EMPTY).getVersion();
+    }
+
+    private static final FaceGallery EMPTY = new FaceGallery();
+    private final Map<String, Long> lastErasure = new ConcurrentHashMap<>();
 
     @PreDestroy
     @Override

@@ -48,10 +48,21 @@ public class EnrollmentReader extends PollingWorker {
 
     private void handle(ConsumerRecord<String, byte[]> rec) {
         String site = Topics.siteOf(rec.topic());
+        if (rec.value() == null) {
+            // A tombstone (an erased person's record, docs/operations.md): the record of that key is gone.
+            if (rec.key() != null) {
+                int n = registry.removeKey(site, rec.key());
+                galleries.remove(site, rec.key()::equals, java.time.Instant.MAX);
+                metrics.counter("privface.recognizer.tombstones", "site", site).increment();
+                LOG.debug("tombstone on {}: {} enrollment(s) dropped", rec.topic(), n);
+            }
+            return;
+        }
         try {
             PerturbedFace f = FaceRecords.decodeFromTopic(rec.topic(), rec.value());
-            if (registry.addEnrollment(f)) {
-                galleries.add(f);
+            java.time.Instant written = java.time.Instant.ofEpochMilli(rec.timestamp());
+            if (registry.addEnrollment(f, rec.key(), written)) {
+                galleries.add(f, rec.key(), written);
                 metrics.counter("privface.recognizer.enrollments", "site", site).increment();
             } else {
                 metrics.counter("privface.recognizer.duplicates", "site", site, "kind", "enrollment").increment();

@@ -97,8 +97,111 @@ public class ModelRegistry {
 
     /** Adds one validated enrollment; a repeated event id is ignored. Returns false for duplicates. */
     public boolean addEnrollment(PerturbedFace f) {
+        return addEnrollment(f, null, Instant.now());
+    }
+
+    /**
+     * Adds one validated enrollment read under its record key (wire/erasure/PersonKeys) at the
+     * broker's timestamp. Returns false for duplicates and for records of a person erased after
+     * they were written (a gateway that has not tombstoned them yet).
+     */
+    public boolean addEnrollment(PerturbedFace f, String key, Instant written) {
+        // Only person keys name one release; older records' keys (a camera id) are shared by many.
+        key = org.privface.wire.erasure.PersonKeys.pseudonymOf(key).isPresent() ? key : null;
+        if (erasures.erased(f.getSiteId(), key, written)) {
+            return false;
+        }
         Enrollments e = enrollments.computeIfAbsent(ModelKey.of(f), k -> new Enrollments());
-        return e.add(f);
+        return e.add(f, key, written);
+    }
+
+    /** A tombstone on the enrollment topic: the record of that key is gone. Returns how many records went. */
+    public int removeKey(String site, String key) {
+        int n = 0;
+        for (Map.Entry<ModelKey, Enrollments> e : enrollments.entrySet()) {
+            if (e.getKey().site().equals(site)) {
+                n += e.getValue().remove(k -> key.equals(k), Instant.MAX).size();
+            }
+        }
+        return n;
+    }
+
+    /** What an erasure did here, for its completion report. */
+    public record Erased(int records, java.util.Set<String> labels, int modelsWithdrawn, int versionsDeleted) {
+    }
+
+    /**
+     * Forgets a person (docs/operations.md, "Forgetting a person"): drops the site's enrollments
+     * keyed by the pseudonym and written before {@code before} (and keeps refusing them), withdraws
+     * every served model that names a label no enrollment holds any more, deletes every stored
+     * version of the site's models that names it, and asks for retraining without it.
+     */
+    public synchronized Erased erase(String site, String pseudonym, Instant before) throws java.io.IOException {
+        erasures.add(site, pseudonym, before);
+        int records = 0;
+        java.util.Set<String> labels = new java.util.TreeSet<>();
+        for (Map.Entry<ModelKey, Enrollments> e : enrollments.entrySet()) {
+            if (!e.getKey().site().equals(site)) {
+                continue;
+            }
+            List<PerturbedFace> gone = e.getValue().remove(k -> k != null && k.startsWith(pseudonym + "."), before);
+            records += gone.size();
+            gone.forEach(f -> labels.add(f.getEnrollmentLabel()));
+        }
+        // A label still held by a later enrollment (a new consent) stays.
+        for (Map.Entry<ModelKey, Enrollments> e : enrollments.entrySet()) {
+            if (e.getKey().site().equals(site)) {
+                labels.removeAll(e.getValue().labels());
+            }
+        }
+        int withdrawn = 0;
+        int deleted = 0;
+        java.util.Set<ModelKey> keys = new java.util.HashSet<>(enrollments.keySet());
+        keys.addAll(models.keySet());
+        if (store != null) {
+            keys.addAll(store.latestVersions().keySet());
+        }
+        for (ModelKey key : keys) {
+            if (!key.site().equals(site) || labels.isEmpty()) {
+                continue;
+            }
+            TrainedModel m = models.get(key);
+            if (m != null && m.labels().stream().anyMatch(labels::contains)) {
+                models.remove(key, m);
+                trainer.schedule(m.mlp()::close, 30, TimeUnit.SECONDS);
+                withdrawn++;
+            }
+            if (store != null) {
+                deleted += store.deleteVersionsWith(key, labels).size();
+            }
+            Enrollments e = enrollments.get(key);
+            if (e != null && trainsSite.test(site)) {
+                e.request();
+            }
+        }
+        LOG.info("erasure at {}: {} enrollment(s) of one person dropped, {} model(s) withdrawn, {} stored version(s)"
+                + " deleted, retraining without them", site, records, withdrawn, deleted);
+        return new Erased(records, labels, withdrawn, deleted);
+    }
+
+    /** Pseudonyms erased per site and when: records written before that are refused on replay. */
+    private final ErasedPeople erasures = new ErasedPeople();
+
+    static final class ErasedPeople {
+        private final Map<String, Instant> before = new ConcurrentHashMap<>();
+
+        void add(String site, String pseudonym, Instant at) {
+            before.merge(site + "/" + pseudonym, at, (a, b) -> a.isAfter(b) ? a : b);
+        }
+
+        boolean erased(String site, String key, Instant written) {
+            if (key == null) {
+                return false;
+            }
+            int dot = key.indexOf('.');
+            Instant at = dot < 0 ? null : before.get(site + "/" + key.substring(0, dot));
+            return at != null && !written.isAfter(at);
+        }
     }
 
     public Optional<TrainedModel> model(ModelKey key) {
@@ -206,10 +309,21 @@ public class ModelRegistry {
                 correct / (double) fitted.length, choice, openSet, null);
         TrainedModel m = new TrainedModel(key, version, mlp, snap.labels(), snap.x().length, uncalibrated.trainedAt(),
                 uncalibrated.trainingAccuracy(), choice, openSet, calibrate(uncalibrated, snap));
+        if (!e.labels().containsAll(snap.labels())) {
+            // A person was erased while this version trained on them: it is never stored or served.
+            LOG.info("{}: version {} discarded, a person it was trained on was erased meanwhile", key, version);
+            trainer.schedule(mlp::close, 30, TimeUnit.SECONDS);
+            return;
+        }
         t.stop(Timer.builder("privface.recognizer.training").tag("site", key.site()).register(metrics));
         if (store != null) {
             try {
                 store.save(m);
+                List<String> pruned = store.prune(key, settings.getModelVersionsKept());
+                if (!pruned.isEmpty()) {
+                    LOG.info("{}: pruned {} stored version(s) older than the newest {}", key, pruned.size(),
+                            settings.getModelVersionsKept());
+                }
             } catch (java.io.IOException ex) {
                 LOG.error("could not persist model {} of {}: {}", version, key, ex.toString());
             }
@@ -274,17 +388,63 @@ public class ModelRegistry {
     /** The training set of one model key. */
     static final class Enrollments {
         private final Map<String, PerturbedFace> byEvent = new LinkedHashMap<>();
+        /** Each event's record key and write time, where known (events read without a key have none). */
+        private final Map<String, Keyed> keyOf = new java.util.HashMap<>();
+        private final Map<String, String> eventOfKey = new java.util.HashMap<>();
+
+        record Keyed(String key, Instant written) {
+        }
+
         private Instant lastChange = Instant.EPOCH;
         private Instant lastTrained = Instant.now();
         private boolean requested;
         private int trainedSize;
 
         synchronized boolean add(PerturbedFace f) {
+            return add(f, null, Instant.now());
+        }
+
+        synchronized boolean add(PerturbedFace f, String key, Instant written) {
             if (byEvent.putIfAbsent(f.getEventId(), f) != null) {
                 return false;
             }
+            if (key != null) {
+                // A key names one release of one image: a newer record under it (a new form) replaces the old.
+                String old = eventOfKey.put(key, f.getEventId());
+                if (old != null) {
+                    byEvent.remove(old);
+                    keyOf.remove(old);
+                }
+                keyOf.put(f.getEventId(), new Keyed(key, written));
+            }
             lastChange = Instant.now();
             return true;
+        }
+
+        /** Removes the enrollments whose key matches, written no later than {@code before}; returns them. */
+        synchronized List<PerturbedFace> remove(java.util.function.Predicate<String> key, Instant before) {
+            List<PerturbedFace> gone = new ArrayList<>();
+            var it = byEvent.entrySet().iterator();
+            while (it.hasNext()) {
+                var e = it.next();
+                Keyed k = keyOf.get(e.getKey());
+                if (k != null && key.test(k.key()) && !k.written().isAfter(before)) {
+                    it.remove();
+                    keyOf.remove(e.getKey());
+                    eventOfKey.remove(k.key(), e.getKey());
+                    gone.add(e.getValue());
+                }
+            }
+            if (!gone.isEmpty()) {
+                lastChange = Instant.now();
+            }
+            return gone;
+        }
+
+        synchronized java.util.Set<String> labels() {
+            java.util.Set<String> out = new java.util.HashSet<>();
+            byEvent.values().forEach(f -> out.add(f.getEnrollmentLabel()));
+            return out;
         }
 
         synchronized int size() {

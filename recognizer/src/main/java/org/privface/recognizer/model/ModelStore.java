@@ -100,6 +100,58 @@ public final class ModelStore {
         return out;
     }
 
+    /**
+     * Deletes every stored version of a key whose labels include any of {@code labels} (an erased
+     * person's; docs/operations.md, "Forgetting a person"); returns the versions deleted.
+     */
+    public List<String> deleteVersionsWith(ModelKey key, java.util.Collection<String> labels) throws IOException {
+        List<String> deleted = new ArrayList<>();
+        for (Path v : versionDirs(key)) {
+            Properties p = meta(v);
+            if (Arrays.stream(p.getProperty("labels", "").split(",")).anyMatch(labels::contains)) {
+                deleteTree(v);
+                deleted.add(v.getFileName().toString());
+            }
+        }
+        return deleted;
+    }
+
+    /** Keeps the newest {@code keep} versions of a key and deletes the older ones; returns those deleted. */
+    public List<String> prune(ModelKey key, int keep) throws IOException {
+        if (keep < 1) {
+            throw new IllegalArgumentException("recognizer.model-versions-kept must be at least 1, was " + keep);
+        }
+        List<Path> all = versionDirs(key);
+        List<String> deleted = new ArrayList<>();
+        for (Path v : all.subList(Math.min(keep, all.size()), all.size())) {
+            deleteTree(v);
+            deleted.add(v.getFileName().toString());
+        }
+        return deleted;
+    }
+
+    /** Every version folder of a key, newest first. */
+    private List<Path> versionDirs(ModelKey key) throws IOException {
+        Path dir = keyDir(key);
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> Files.isRegularFile(p.resolve(META))).sorted(Comparator.reverseOrder()).toList();
+        }
+    }
+
+    /** Renames the version out of the way first, so no reader loads a half-deleted one, then deletes it. */
+    private static void deleteTree(Path v) throws IOException {
+        Path gone = v.resolveSibling(".deleting-" + v.getFileName());
+        Files.move(v, gone, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        try (Stream<Path> s = Files.walk(gone)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
     /** One stored version. */
     public TrainedModel load(ModelKey key, String version) throws IOException {
         return read(key, keyDir(key).resolve(version));

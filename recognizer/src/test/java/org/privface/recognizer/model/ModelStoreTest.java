@@ -53,4 +53,30 @@ class ModelStoreTest {
             mlp.close();
         }
     }
+
+    @Test
+    void versionsNamingAnErasedPersonAreDeletedAndOldOnesPruned(@TempDir Path dir) throws Exception {
+        float[][] x = {{0, 0}, {1, 1}, {0, 0.1f}, {1, 0.9f}};
+        int[] y = {0, 1, 0, 1};
+        ModelKey key = new ModelKey("s1", "b", "EMBEDDING");
+        MlpModel mlp = new MlpTrainer().train(x, y, 2, MlpOptions.small().withEpochs(1));
+        ModelStore store = new ModelStore(dir);
+        try {
+            for (int v = 1; v <= 4; v++) {
+                store.save(new TrainedModel(key, "v2026010" + v + "T000000000", mlp, v <= 2 ? List.of("ann", "bob")
+                        : List.of("ann", "cid"), 4, Instant.now(), 1, new ModelChoice(ModelChoice.Served.MLP, 1, 1, 2, false),
+                        null, null));
+            }
+            assertEquals(List.of("v20260102T000000000", "v20260101T000000000"), store.deleteVersionsWith(key, List.of("bob")));
+            assertEquals(2, store.history(key).size());
+            assertTrue(store.history(key).stream().noneMatch(p -> p.getProperty("labels").contains("bob")));
+            assertEquals(List.of("v20260103T000000000"), store.prune(key, 1));
+            assertEquals("v20260104T000000000", store.history(key).get(0).getProperty("version"));
+            try (var s = Files.walk(dir)) {
+                assertTrue(s.noneMatch(p -> p.getFileName().toString().startsWith(".deleting-")), "nothing half-deleted left");
+            }
+        } finally {
+            mlp.close();
+        }
+    }
 }

@@ -53,6 +53,8 @@ public final class SignedControl {
      * with this first line, so no gallery signature is ever a valid control signature or back.
      */
     public static final String GALLERY_DOMAIN = "privface-gallery-v1";
+    /** The domain of a signed erasure command (privface.&lt;site&gt;.erasure); same layout, its own first line. */
+    public static final String ERASURE_DOMAIN = "privface-erasure-v1";
     static final int SIGNATURE_BYTES = 64;
     /** Key ids and operator names: the console's operator alphabet, never a newline. */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._@-]{1,64}");
@@ -131,7 +133,7 @@ public final class SignedControl {
 
     /** The bytes a signature in {@code domain} ({@link #GALLERY_DOMAIN} or the control domain) covers. */
     public static byte[] message(String domain, String site, String keyId, String operator, long issuedAt, byte[] body) {
-        if (!DOMAIN.equals(domain) && !GALLERY_DOMAIN.equals(domain)) {
+        if (!DOMAIN.equals(domain) && !GALLERY_DOMAIN.equals(domain) && !ERASURE_DOMAIN.equals(domain)) {
             throw new IllegalArgumentException("unknown signature domain " + domain);
         }
         Topics.control(site); // a site name is checked where topic names are made

@@ -63,6 +63,17 @@ public final class Topics {
 
     public static final Pattern ALL_STATUS = Pattern.compile("privface\\.[A-Za-z0-9_-]+\\.status");
 
+    /**
+     * Per site: signed erasure commands (the operator's, key = the person's pseudonym) and each
+     * component's completion report (key = the same pseudonym); the erasure audit trail
+     * (docs/operations.md, "Forgetting a person").
+     */
+    public static String erasure(String site) {
+        return "privface." + checkSite(site) + ".erasure";
+    }
+
+    public static final Pattern ALL_ERASURE = Pattern.compile("privface\\.[A-Za-z0-9_-]+\\.erasure");
+
     /** The site a per-site topic belongs to: {@code privface.<site>.query} gives {@code <site>}. */
     public static String siteOf(String topic) {
         int last = topic.lastIndexOf('.');

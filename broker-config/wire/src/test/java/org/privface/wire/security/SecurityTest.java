@@ -59,6 +59,12 @@ class SecurityTest {
             expected.add("User:operator DESCRIBE TOPIC " + Topics.control(site));
             expected.add("User:operator READ TOPIC " + Topics.status(site));
             expected.add("User:operator DESCRIBE TOPIC " + Topics.status(site));
+            // Erasure (#43): the operator's signed command, each component's report, read by all three.
+            for (String who : List.of(agent, "User:recognizer", "User:operator")) {
+                for (String op : List.of("READ", "WRITE", "DESCRIBE")) {
+                    expected.add(who + " " + op + " TOPIC " + Topics.erasure(site));
+                }
+            }
         }
         expected.add("User:recognizer READ GROUP privface-recognizer");
         for (String t : List.of(Topics.RESULTS, Topics.DEAD_LETTER)) {

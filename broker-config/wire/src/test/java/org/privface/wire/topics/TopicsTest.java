@@ -24,7 +24,14 @@ class TopicsTest {
         assertEquals(Set.of("privface.north.enrollment", "privface.north.query", "privface.south.enrollment",
                 "privface.south.query", Topics.RESULTS, Topics.DEAD_LETTER, Topics.control("north"),
                 Topics.control("south"), Topics.status("north"), Topics.status("south"), Topics.gallery("north"),
-                Topics.gallery("south"), Topics.answer("north"), Topics.answer("south")), names);
+                Topics.gallery("south"), Topics.answer("north"), Topics.answer("south"), Topics.erasure("north"),
+                Topics.erasure("south")), names);
+        // Enrollments compacted per record key, which starts with the person's pseudonym (#43).
+        Map<String, String> enrollment = specs.stream().filter(t -> t.name().equals(Topics.enrollment("north")))
+                .findFirst().orElseThrow().config();
+        assertEquals("compact", enrollment.get("cleanup.policy"));
+        assertTrue(Long.parseLong(enrollment.get("segment.ms")) > 0 && Long.parseLong(enrollment.get("max.compaction.lag.ms")) > 0);
+        assertTrue(Topics.ALL_ERASURE.matcher(Topics.erasure("north")).matches());
         assertEquals("compact", specs.stream().filter(t -> t.name().equals(Topics.gallery("north"))).findFirst()
                 .orElseThrow().config().get("cleanup.policy"));
         assertTrue(Topics.ALL_ANSWER.matcher(Topics.answer("north")).matches());
@@ -62,7 +69,8 @@ class TopicsTest {
             assertEquals(6, described.get("privface.applier-test.query").partitions().size());
             var res = new ConfigResource(ConfigResource.Type.TOPIC, "privface.applier-test.enrollment");
             Map<ConfigResource, org.apache.kafka.clients.admin.Config> cfg = admin.describeConfigs(List.of(res)).all().get();
-            assertEquals("-1", cfg.get(res).get("retention.ms").value());
+            assertEquals("compact", cfg.get(res).get("cleanup.policy").value());
+            assertEquals("3600000", cfg.get(res).get("max.compaction.lag.ms").value());
         }
     }
 }
