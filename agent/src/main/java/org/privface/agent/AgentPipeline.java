@@ -132,7 +132,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private void run() throws Exception {
         PolicyStore policies = state.policies();
         SitePolicy policy = policies.current().policy();
-        Files.createDirectories(settings.getDataDir());
+        PrivateDirectory.make(settings.getDataDir(), true);
         FaceFinder enrollDetector = detector(null);
         LOG.info("face detector: {}", enrollDetector.describe());
         if (FaceInput.needsEmbedding(policy)) {
