@@ -26,10 +26,18 @@ import org.privface.agent.policy.PolicyStore;
 public class ControlController {
     private final AgentSettings settings;
     private final GatewayState state;
+    private final ExactMetrics exact;
 
-    public ControlController(AgentSettings settings, GatewayState state) {
+    public ControlController(AgentSettings settings, GatewayState state, ExactMetrics exact) {
         this.settings = settings;
         this.state = state;
+        this.exact = exact;
+    }
+
+    /** The exact face counts in Prometheus text: /prometheus serves only what depends on no face (issue 39). */
+    @Get(value = "/metrics", produces = "text/plain; version=0.0.4; charset=utf-8")
+    public HttpResponse<?> metrics(@Nullable @Header("Authorization") String auth) {
+        return authorized(auth) ? HttpResponse.ok(exact.scrape()) : refused();
     }
 
     @Get("/status")
