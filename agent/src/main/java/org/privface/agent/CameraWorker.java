@@ -15,7 +15,6 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.opencv.core.Mat;
 import org.privface.agent.capture.Frame;
-import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.LabelledFace;
 import org.privface.agent.detect.FaceCrops;
@@ -91,12 +90,6 @@ final class CameraWorker {
     private final DistributionSummary releasesPerTrack;
     private final Counter epsilonSpent;
     /**
-     * Persons (tracks where linking is off) seen, and held by their person's budget, each counted at most
-     * once a day and noised for the status topic: never faces or frames, which one person moves without bound.
-     */
-    final StatusCounts noised;
-
-    /**
      * @param metrics      what a scraper of /prometheus reads: only what the face topics show anyway (releases
      *                     and their ε)
      * @param exactMetrics the exact face counts (faces, withheld, frames processed, releases per track): served
@@ -107,7 +100,6 @@ final class CameraWorker {
                  MeterRegistry exactMetrics, GatewayLinking linking) {
         this.linking = linking;
         this.gate = new ReleaseGate(linking);
-        this.noised = new StatusCounts(linking == null ? "track" : "person").counter("seen").counter("withheld");
         this.camera = camera;
         this.independentFrames = independentFrames;
         this.detector = detector;
@@ -200,14 +192,10 @@ final class CameraWorker {
                         t.trackId(), frame.image(), found.get(i), linking.network() == null ? embedding
                                 : FaceInput.embedding(frame.image(), found.get(i), this::linkEmbedder), frame.capturedAt());
                 ReleaseGate.Decision d = gate.decide(t.trackId(), t.framesSeen(), segment, budget, budgetVersion,
-                        frame.capturedAt());
-                if (d.unit() != null) {
-                    noised.add("seen", d.unit(), frame.capturedAtOrNow());
-                }
+                        frame.capturedAtOrNow());
                 if (!d.granted()) {
                     if (d.outcome() == ReleaseGate.Outcome.HELD_BY_PERSON) {
                         heldByPerson.incrementAndGet();
-                        noised.add("withheld", d.unit(), frame.capturedAtOrNow());
                     }
                     withheld.incrementAndGet();
                     withheldCounter.increment();
@@ -344,7 +332,7 @@ final class CameraWorker {
         if (budget != null) {
             m.put("budgetPolicy", budget.stats().policy());
         }
-        m.put("noised", noised.section(Instant.now()));
+        m.put("noised", gate.counts().section(Instant.now()));
         return m;
     }
 
@@ -357,7 +345,7 @@ final class CameraWorker {
         m.put("withheldHeldByPerson", heldByPerson.get());
         m.put("framesProcessed", frames.get());
         m.put("liveTracks", tracks.size());
-        m.put("counted", noised.exact());
+        m.put("counted", gate.counts().exact());
         return m;
     }
 }

@@ -37,7 +37,9 @@ public class ControlController {
     /** The exact face counts in Prometheus text: /prometheus serves only what depends on no face (issue 39). */
     @Get(value = "/metrics", produces = "text/plain; version=0.0.4; charset=utf-8")
     public HttpResponse<?> metrics(@Nullable @Header("Authorization") String auth) {
-        return authorized(auth) ? HttpResponse.ok(exact.scrape()) : refused();
+        // Refused in plain text too: this endpoint produces text, not the JSON of the others.
+        return authorized(auth) ? HttpResponse.ok(exact.scrape())
+                : HttpResponse.status(HttpStatus.UNAUTHORIZED).body(String.valueOf(((Map<?, ?>) refused().body()).get("error")));
     }
 
     @Get("/status")

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
+import org.privface.agent.control.StatusCounts;
 import org.privface.agent.track.TrackBudget;
 
 /**
@@ -68,11 +69,44 @@ public final class ReleaseGate {
 
     /** The gateway's linking; null where off (the budget scope is the track). */
     private final GatewayLinking linking;
+    /**
+     * The status topic's counts of this camera: units (persons, tracks where linking is off) seen, and
+     * held by their person's budget, each at most once a day: never faces, which one person moves
+     * without bound (issue 39: ten minutes in view moved the per-face counts by 12,000).
+     */
+    private final StatusCounts counts;
     /** Every segment of the live tracks, by budget track id. */
     private final Map<String, SegmentState> segments = new HashMap<>();
 
     public ReleaseGate(GatewayLinking linking) {
+        this(linking, new StatusCounts(linking == null ? "track" : "person"));
+    }
+
+    /** With the status counts given (tests: a seeded noise source); they get the counters "seen" and "withheld". */
+    public ReleaseGate(GatewayLinking linking, StatusCounts counts) {
         this.linking = linking;
+        this.counts = counts.counter(SEEN).counter(WITHHELD);
+    }
+
+    public static final String SEEN = "seen";
+    public static final String WITHHELD = "withheld";
+
+    /** This camera's noised counts ({@link StatusCounts#section}); their exact values only in the local report. */
+    public StatusCounts counts() {
+        return counts;
+    }
+
+    /** Decides, and counts the unit seen, and held where its person's budget held it. */
+    public Decision decide(String trackId, long framesSeen, Optional<GatewayLinking.Segment> segment, TrackBudget budget,
+                           long version, Instant now) {
+        Decision d = decideOnly(trackId, framesSeen, segment, budget, version, now);
+        if (d.unit() != null) {
+            counts.add(SEEN, d.unit(), now);
+            if (d.outcome() == Outcome.HELD_BY_PERSON) {
+                counts.add(WITHHELD, d.unit(), now);
+            }
+        }
+        return d;
     }
 
     /**
@@ -81,8 +115,8 @@ public final class ReleaseGate {
      * @param segment its person and budget id where linking runs (empty while not linked), ignored where off
      * @param version the policy version in force, under which {@code budget} was made
      */
-    public Decision decide(String trackId, long framesSeen, Optional<GatewayLinking.Segment> segment, TrackBudget budget,
-                           long version, Instant now) {
+    private Decision decideOnly(String trackId, long framesSeen, Optional<GatewayLinking.Segment> segment,
+                                TrackBudget budget, long version, Instant now) {
         if (linking != null && segment.isEmpty()) {
             return new Decision(Outcome.NOT_LINKED, null, null, null);
         }
