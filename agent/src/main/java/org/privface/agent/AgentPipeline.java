@@ -240,6 +240,19 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             }
             return m;
         });
+        // What all the noised counts together cost one person: each camera's and linking's, summed (a
+        // person on every camera moves every camera's counts), so the record states its whole ε.
+        List<org.privface.agent.control.StatusCounts> counted = new ArrayList<>();
+        workers.values().forEach(w -> counted.add(w.counts()));
+        link.on().ifPresent(l -> counted.add(l.counts()));
+        state.register("statusCounts", () -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("unit", link.on().isPresent() ? "person on this gateway (a track on cameras that do not link)" : "track");
+            m.put("epsilonPerPersonPerWindow", counted.stream().mapToDouble(c -> c.epsilonPerUnitPerSpan()).sum());
+            m.put("epsilonPerPersonPerDay", counted.stream().mapToDouble(c -> c.epsilonPerUnitPerSpan()).sum());
+            m.put("covers", "the noised counts of this report (cameras.*.noised, linking.noised), any window or 24 hours");
+            return m;
+        });
         state.registerLocal("cameras", () -> {
             Map<String, Object> m = new LinkedHashMap<>();
             workers.forEach((name, w) -> m.put(name, w.localReport()));

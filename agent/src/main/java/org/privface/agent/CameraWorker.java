@@ -336,6 +336,11 @@ final class CameraWorker {
         return m;
     }
 
+    /** This camera's noised counts, for the gateway's total. */
+    org.privface.agent.control.StatusCounts counts() {
+        return gate.counts();
+    }
+
     /** The exact counts, for the gateway's authenticated REST status only. */
     Map<String, Object> localReport() {
         Map<String, Object> m = new java.util.LinkedHashMap<>();

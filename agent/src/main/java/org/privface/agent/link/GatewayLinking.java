@@ -321,6 +321,11 @@ public final class GatewayLinking {
         return m;
     }
 
+    /** The noised counts of persons seen and linked (for the gateway's total of what its counts cost a person). */
+    public StatusCounts counts() {
+        return noised;
+    }
+
     /** The exact linking counters and the most any person spent: the authenticated REST status only. */
     public Map<String, Object> localReport() {
         PersonLedger.Stats s = ledger.stats(SteadyClock.system().instant());

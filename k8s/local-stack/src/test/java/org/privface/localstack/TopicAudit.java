@@ -394,7 +394,8 @@ final class TopicAudit {
             // person id or a person's spend (issue 33).
             "linking", obj("enabled", "budgetScope", "reason", "threshold",
                     "noised", obj("persons", "linkedPersons", "noise", NOISE)),
-            "residentMemoryBytes");
+            // What the noised counts together cost one person (AgentPipeline).
+            "statusCounts", obj("unit", "epsilonPerPersonPerWindow", "epsilonPerPersonPerDay", "covers"));
 
     private void json(Captured r, String where, Shape shape) {
         JsonNode n;
