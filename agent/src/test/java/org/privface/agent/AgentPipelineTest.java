@@ -159,6 +159,28 @@ class AgentPipelineTest implements TestPropertyProvider {
             }
         }
         assertEquals(records.size(), records.stream().map(PerturbedFace::getEventId).distinct().count());
+
+        // The status topic's report (issue 39): no exact face, frame-processed or heap figure, the noised
+        // counts per track here (an image folder is not linked), and what they cost a person, stated.
+        Map<String, Object> report = gateway.report();
+        String text = report.toString();
+        for (String exact : List.of("facesDetected", "framesDropped", "residentMemoryBytes", "withheldNoGallery")) {
+            assertFalse(text.contains(exact), exact + " must stay in the local report: " + text);
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> counts = (Map<String, Object>) report.get("statusCounts");
+        assertEquals(4.0, ((Number) counts.get("epsilonPerPersonPerWindow")).doubleValue(), counts.toString());
+        assertEquals(4.0, ((Number) counts.get("epsilonPerPersonPerDay")).doubleValue(), counts.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> camera = (Map<String, Object>) ((Map<String, Object>) report.get("cameras")).values()
+                .iterator().next();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> noise = (Map<String, Object>) ((Map<String, Object>) camera.get("noised")).get("noise");
+        assertEquals("track", noise.get("unit"));
+        double released = records.stream().filter(f -> f.getKind() == RecordKind.QUERY)
+                .mapToDouble(f -> f.getMechanism().getEpsilonPerFace()).sum();
+        assertEquals(released, ((Number) camera.get("epsilonSpent")).doubleValue(), 1e-9,
+                "epsilonSpent sums the released records' stated ε");
     }
 
     @Test
