@@ -164,8 +164,8 @@ class AgentPipelineTest implements TestPropertyProvider {
         // counts per track here (an image folder is not linked), and what they cost a person, stated.
         Map<String, Object> report = gateway.report();
         String text = report.toString();
-        for (String exact : List.of("facesDetected", "framesDropped", "residentMemoryBytes", "withheldNoGallery")) {
-            assertFalse(text.contains(exact), exact + " must stay in the local report: " + text);
+        for (String local : List.of("facesDetected", "framesDropped", "residentMemoryBytes", "withheldNoGallery")) {
+            assertFalse(text.contains(local), local + " must stay in the local report: " + text);
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> counts = (Map<String, Object>) report.get("statusCounts");

@@ -106,7 +106,8 @@ public final class StatusCounts {
 
     private void roll(Instant now) {
         long w = Math.floorDiv(now.toEpochMilli(), capPeriod.toMillis());
-        if (w != capWindow) {
+        // Forward only: a wall clock stepped back must not reopen a period and count its units again.
+        if (w > capWindow) {
             capWindow = w;
             counted.values().forEach(Set::clear);
         }

@@ -59,6 +59,7 @@ class StatusCountsTest {
         assertEquals(Map.of("seen", 1L, "withheld", 1L), c.exact());
         assertFalse(c.add("seen", "person-a", Instant.parse("2026-11-26T23:59:59Z")), "the same UTC day");
         assertTrue(c.add("seen", "person-a", Instant.parse("2026-11-27T00:00:00Z")), "a new day counts afresh");
+        assertFalse(c.add("seen", "person-a", Instant.parse("2026-11-26T23:59:59Z")), "a clock stepped back reopens no day");
         Map<?, ?> noise = (Map<?, ?>) c.section(T0).get("noise");
         assertEquals(4.0, noise.get("epsilonPerUnitPerWindow"), "2 counters, each unit once per period, at most two periods");
         assertEquals(4.0, noise.get("epsilonPerUnitPerDay"), "any 24 hours meets two UTC days");
