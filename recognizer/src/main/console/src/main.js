@@ -186,8 +186,8 @@ function renderSites(overview, series, audit) {
       ['enrolled ε, total', en && en.totalComposedEpsilon],
       ['enrollment releases refused by the cap', en && en.refusedReleases],
       ['budget scope', lk && lk.budgetScope],
-      ['appearances linked (gateways, noised)', lk && lk.appearances !== undefined
-        && `${lk.linkedAppearances} of ${lk.appearances} (ε ${fmt(lk.epsilonPerAppearance)} per appearance per count)`],
+      ['persons linked today (gateways, noised)', lk && lk.persons !== undefined
+        && `${lk.linkedPersons} of ${lk.persons} (ε ${fmt(lk.epsilonPerPersonPerWindow)} per person per window)`],
       ['ε cap per person (policy)', lk && lk.gatewaysLinking > 0 ? p.epsilonPerTrack : undefined],
       ['enrollments', s.recognizer && s.recognizer.enrollments],
       ['identified / unknown', s.recognizer && `${s.recognizer.identified} / ${s.recognizer.unknown}`],
@@ -222,7 +222,7 @@ function renderSites(overview, series, audit) {
       const cls = cam.stale ? 'stale' : { LIVE: 'ok', FINISHED: '', CONNECTING: '' }[cam.state] ?? 'bad';
       cell(tr, state, cls).dataset.state = cam.stale ? 'STALE' : cam.state;
       cell(tr, cam.frames);
-      cell(tr, cam.noised && cam.noised.facesDetected);
+      cell(tr, cam.noised && cam.noised.seen);
       cell(tr, cam.releases);
       cell(tr, cam.noised && cam.noised.withheld);
       cell(tr, cam.epsilonSpent);

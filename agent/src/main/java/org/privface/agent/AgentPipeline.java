@@ -55,6 +55,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private final List<CameraSettings> cameraSettings;
     private final KafkaClientProperties kafka;
     private final MeterRegistry metrics;
+    /** Face-dependent meters, served only behind the control token. */
+    private final MeterRegistry exactMetrics;
     private final GatewayState state;
     private final ObjectMapper json;
     private final CountDownLatch done = new CountDownLatch(1);
@@ -74,11 +76,13 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private volatile Thread main;
 
     public AgentPipeline(AgentSettings settings, List<CameraSettings> cameraSettings,
-                         KafkaClientProperties kafka, MeterRegistry metrics, GatewayState state, ObjectMapper json) {
+                         KafkaClientProperties kafka, MeterRegistry metrics, GatewayState state, ObjectMapper json,
+                         org.privface.agent.control.ExactMetrics exactMetrics) {
         this.settings = settings;
         this.cameraSettings = cameraSettings;
         this.kafka = kafka;
         this.metrics = metrics;
+        this.exactMetrics = exactMetrics.registry();
         this.state = state;
         this.json = json;
     }
@@ -135,7 +139,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private void run() throws Exception {
         PolicyStore policies = state.policies();
         SitePolicy policy = policies.current().policy();
-        Files.createDirectories(settings.getDataDir());
+        PrivateDirectory.make(settings.getDataDir(), true);
         FaceFinder enrollDetector = detector(null);
         LOG.info("face detector: {}", enrollDetector.describe());
         if (FaceInput.needsEmbedding(policy)) {
@@ -190,6 +194,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         if (answers != null) {
             org.privface.agent.answer.AnswerMode a = answers;
             state.register("answer", a::report);
+            state.registerLocal("answer", a::localReport);
             LOG.info("query faces release: {}", a.release());
         }
 
@@ -200,7 +205,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         LOG.info("appearance linking: {}", link.reason());
         state.register("linking", () -> link.on().map(GatewayLinking::report).orElseGet(() -> GatewayLinking.offReport(link.reason())));
         link.on().ifPresent(l -> state.registerLocal("linking", l::localReport));
-        link.on().ifPresent(l -> unrecorded("person", l.ledger(), p -> p.stats(java.time.Instant.now()).unrecorded()));
+        // Faces withheld for an unwritable person ledger: a face count, so exact only.
+        link.on().ifPresent(l -> unrecorded(exactMetrics, "person", l.ledger(), p -> p.stats(java.time.Instant.now()).unrecorded()));
         for (Camera c : cameras()) {
             FaceFinder finder = detector(c.settings());
             // An image folder is unrelated stills, each its own appearance (docs/agent.md): not linked.
@@ -210,16 +216,21 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                         c.independentFrames() ? "an image folder" : finder.describe() + " gives no landmarks");
             }
             CameraWorker w = new CameraWorker(c.name(), c.independentFrames(), finder, policies, mechanisms,
-                    publisher, uplink, origins, metrics, linked ? link.linking() : null);
+                    publisher, uplink, origins, metrics, exactMetrics, linked ? link.linking() : null);
             w.answers(answers);
             workers.put(c.name(), w);
             CameraSupervisor s = new CameraSupervisor(c.name(), () -> FrameSource.open(c.uri()), c.live(),
                     CameraSupervisor.Settings.defaults(), w::accept);
             supervisors.add(s);
-            // A live camera's frames the pipeline was too slow for (CameraSupervisor's one-frame slot).
+            // Frames read: a live camera's at its own rate, whatever the faces (processed + dropped). Which of
+            // them were processed and which dropped depends on the faces in view: exact only.
+            io.micrometer.core.instrument.FunctionCounter.builder("privface.agent.frames", s,
+                            x -> x.status().frames() + x.status().dropped())
+                    .tag("site", settings.getSiteId()).tag("camera", c.name())
+                    .description("frames read from the camera (processed or dropped)").register(metrics);
             io.micrometer.core.instrument.FunctionCounter.builder("privface.agent.frames.dropped", s, x -> x.status().dropped())
                     .tag("site", settings.getSiteId()).tag("camera", c.name())
-                    .description("live frames dropped unprocessed because the pipeline was still busy").register(metrics);
+                    .description("live frames dropped unprocessed because the pipeline was still busy").register(exactMetrics);
         }
         state.register("cameras", () -> {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -230,16 +241,38 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 c.put("since", st.since().toString());
                 c.put("lastFrameAt", st.lastFrameAt() == null ? "" : st.lastFrameAt().toString());
                 c.put("reconnects", st.reconnects());
-                c.put("framesDropped", st.dropped());
+                // Read, not processed: the split between processed and dropped depends on the faces in view.
+                c.put("frames", st.frames() + st.dropped());
                 c.put("lastError", st.lastError() == null ? "" : st.lastError());
                 c.putAll(workers.get(st.camera()).report());
                 m.put(st.camera(), c);
             }
             return m;
         });
+        // What all the noised counts together cost one person: each camera's and linking's, summed (a
+        // person on every camera moves every camera's counts), so the record states its whole ε.
+        List<org.privface.agent.control.StatusCounts> counted = new ArrayList<>();
+        workers.values().forEach(w -> counted.add(w.counts()));
+        link.on().ifPresent(l -> counted.add(l.counts()));
+        state.register("statusCounts", () -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("unit", link.on().isPresent() ? "person on this gateway (a track on cameras that do not link)" : "track");
+            m.put("epsilonPerPersonPerWindow", counted.stream().mapToDouble(c -> c.epsilonPerUnitPerSpan()).sum());
+            m.put("epsilonPerPersonPerDay", counted.stream().mapToDouble(c -> c.epsilonPerUnitPerSpan()).sum());
+            m.put("covers", "the noised counts of this report (cameras.*.noised, linking.noised), any window or 24 hours");
+            return m;
+        });
         state.registerLocal("cameras", () -> {
             Map<String, Object> m = new LinkedHashMap<>();
             workers.forEach((name, w) -> m.put(name, w.localReport()));
+            for (CameraSupervisor s : supervisors) {
+                Object local = m.get(s.status().camera());
+                if (local instanceof Map<?, ?> lm) {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> c = (Map<String, Object>) lm;
+                    c.put("framesDropped", s.status().dropped());
+                }
+            }
             return m;
         });
         supervisors.forEach(CameraSupervisor::start);
@@ -344,10 +377,14 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
 
     /** Counts, by ledger, the releases withheld because their charge could not be written (docs/reliability.md). */
     private <T> void unrecorded(String ledger, T source, java.util.function.ToDoubleFunction<T> count) {
+        unrecorded(metrics, ledger, source, count);
+    }
+
+    private <T> void unrecorded(MeterRegistry registry, String ledger, T source, java.util.function.ToDoubleFunction<T> count) {
         io.micrometer.core.instrument.FunctionCounter.builder("privface.agent.releases.withheld.unrecorded", source, count)
                 .tag("site", settings.getSiteId()).tag("ledger", ledger)
                 .description("releases withheld because the ledger could not record their charge (full or failing disk)")
-                .register(metrics);
+                .register(registry);
     }
 
     /**

@@ -45,8 +45,11 @@ public class AgentSettings {
     private Duration window = Duration.ofMinutes(10);
     /** RDP only: also publish the sanitized image. Local configuration only. */
     private boolean imageRelease;
-    /** Where the gateway keeps its audit log and spool. Never holds pixels. */
-    private Path dataDir = Path.of(System.getProperty("java.io.tmpdir"), "privface-agent");
+    /**
+     * Where the gateway keeps its audit log, spool and ledgers (0700, the agent's user only). Never holds
+     * pixels; the person ledger's raw linking embeddings are here. Not under java.io.tmpdir: shared.
+     */
+    private Path dataDir = PrivateDirectory.defaultDataDir();
     private boolean exitWhenDone;
     /** Optional local CSV of eventId,origin for evaluating a run against known labels. Stays on the gateway. */
     private Path ledger;

@@ -15,14 +15,13 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.opencv.core.Mat;
 import org.privface.agent.capture.Frame;
-import org.privface.agent.control.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.LabelledFace;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.embed.FaceEmbedder;
 import org.privface.agent.link.GatewayLinking;
-import org.privface.agent.link.PersonLedger;
+import org.privface.agent.link.ReleaseGate;
 import org.privface.agent.policy.PolicyStore;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.privacy.FaceMechanism;
@@ -60,7 +59,9 @@ final class CameraWorker {
     /** The gateway's appearance linking; null where off, and then the budget scope is the track. */
     private final GatewayLinking linking;
     private final IouTracker tracker = new IouTracker();
-    /** The version of the policy each live track started under, and its releases so far. */
+    /** The person's and the track's budget asked in order, and the id each release goes out under. */
+    private final ReleaseGate gate;
+    /** Releases of each live track, for the releases-per-track summary. */
     private final Map<String, long[]> tracks = new HashMap<>();
     private TrackBudget budget;
     private SitePolicy policy;
@@ -76,7 +77,11 @@ final class CameraWorker {
     final AtomicLong withheld = new AtomicLong();
     /** Faces withheld because the tracker was full (a subset of {@link #withheld}). */
     final AtomicLong untracked = new AtomicLong();
+    /** Faces withheld because their person had no room: the segment releases nothing more. */
+    final AtomicLong heldByPerson = new AtomicLong();
     final AtomicLong spoolDropped = new AtomicLong();
+    /** Sum of the stated ε of the releases (records and answers): what the face topics show, not the grants. */
+    private final java.util.concurrent.atomic.DoubleAdder releasedEpsilon = new java.util.concurrent.atomic.DoubleAdder();
     private final Counter framesCounter;
     private final Counter facesCounter;
     private final Counter releasesCounter;
@@ -84,18 +89,17 @@ final class CameraWorker {
     private final DistributionSummary epsilonPerRelease;
     private final DistributionSummary releasesPerTrack;
     private final Counter epsilonSpent;
-    /** Faces detected and withheld, noised for the status topic. */
-    private final StatusCounts noised = new StatusCounts().count("facesDetected", faces::get).count("withheld", withheld::get);
-
-    CameraWorker(String camera, boolean independentFrames, FaceFinder detector, PolicyStore policies,
-                 Mechanisms mechanisms, FacePublisher publisher, Uplink uplink, OriginLog origins, MeterRegistry metrics) {
-        this(camera, independentFrames, detector, policies, mechanisms, publisher, uplink, origins, metrics, null);
-    }
-
+    /**
+     * @param metrics      what a scraper of /prometheus reads: only what the face topics show anyway (releases
+     *                     and their ε)
+     * @param exactMetrics the exact face counts (faces, withheld, frames processed, releases per track): served
+     *                     only behind the control token ({@code /control/metrics})
+     */
     CameraWorker(String camera, boolean independentFrames, FaceFinder detector, PolicyStore policies,
                  Mechanisms mechanisms, FacePublisher publisher, Uplink uplink, OriginLog origins, MeterRegistry metrics,
-                 GatewayLinking linking) {
+                 MeterRegistry exactMetrics, GatewayLinking linking) {
         this.linking = linking;
+        this.gate = new ReleaseGate(linking);
         this.camera = camera;
         this.independentFrames = independentFrames;
         this.detector = detector;
@@ -105,18 +109,20 @@ final class CameraWorker {
         this.uplink = uplink;
         this.origins = origins;
         String site = policies.site();
-        framesCounter = Counter.builder("privface.agent.frames").tag("site", site).tag("camera", camera)
-                .description("frames read").register(metrics);
+        // Processed frames depend on the faces in view (each costs detection and embedding time): exact only.
+        framesCounter = Counter.builder("privface.agent.frames.processed").tag("site", site).tag("camera", camera)
+                .description("frames the pipeline processed").register(exactMetrics);
         facesCounter = Counter.builder("privface.agent.faces.detected").tag("site", site).tag("camera", camera)
-                .register(metrics);
+                .register(exactMetrics);
         releasesCounter = Counter.builder("privface.agent.releases").tag("site", site).tag("camera", camera)
                 .description("perturbed faces released (spooled for the broker)").register(metrics);
         withheldCounter = Counter.builder("privface.agent.releases.withheld").tag("site", site).tag("camera", camera)
-                .description("faces not released: their track's budget was spent, or the tracker was full").register(metrics);
+                .description("faces not released: their track's or person's budget was spent, or the tracker was full")
+                .register(exactMetrics);
         epsilonPerRelease = DistributionSummary.builder("privface.agent.epsilon.per.face").tag("site", site)
                 .tag("camera", camera).description("epsilon each released face spent").register(metrics);
         releasesPerTrack = DistributionSummary.builder("privface.agent.releases.per.track").tag("site", site)
-                .tag("camera", camera).description("releases of each ended track").register(metrics);
+                .tag("camera", camera).description("releases of each ended track").register(exactMetrics);
         epsilonSpent = Counter.builder("privface.agent.epsilon.spent").tag("site", site).tag("camera", camera)
                 .description("sum of epsilon over all releases").register(metrics);
     }
@@ -180,31 +186,24 @@ final class CameraWorker {
                     withheldCounter.increment();
                     continue;
                 }
-                long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {budgetVersion, 0});
+                long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {0});
                 // The person is linked before any grant, and must have room before the track asks.
                 Optional<GatewayLinking.Segment> segment = linking == null ? Optional.empty() : linking.personOf(camera,
                         t.trackId(), frame.image(), found.get(i), linking.network() == null ? embedding
                                 : FaceInput.embedding(frame.image(), found.get(i), this::linkEmbedder), frame.capturedAt());
-                Optional<String> person = segment.map(GatewayLinking.Segment::personId);
-                // A track linking split keeps its paid part on its own id; the rest asks a fresh track allowance.
-                String budgetTrack = segment.map(GatewayLinking.Segment::budgetTrack).orElse(t.trackId());
-                boolean personRoom = linking == null
-                        || person.isPresent() && linking.ledger().hasRoom(person.get(), budget, frame.capturedAt());
-                Optional<TrackBudget.Grant> grant = state[0] == budgetVersion && personRoom
-                        ? budget.request(budgetTrack, t.framesSeen(), frame.capturedAt()) : Optional.empty();
-                Optional<PersonLedger.Charge> charge = grant.isEmpty() || linking == null ? Optional.empty()
-                        : linking.ledger().charge(person.get(), budget, frame.capturedAt());
-                if (grant.isPresent() && linking != null && charge.isEmpty()) {
-                    // The track spent a grant it cannot release: it releases nothing more, so no later
-                    // record of it carries a releaseIndex gap that only the person ledger explains.
-                    state[0] = Long.MIN_VALUE;
-                }
-                if (grant.isEmpty() || linking != null && charge.isEmpty()) {
+                ReleaseGate.Decision d = gate.decide(t.trackId(), t.framesSeen(), segment, budget, budgetVersion,
+                        frame.capturedAtOrNow());
+                if (!d.granted()) {
+                    if (d.outcome() == ReleaseGate.Outcome.HELD_BY_PERSON) {
+                        heldByPerson.incrementAndGet();
+                    }
                     withheld.incrementAndGet();
                     withheldCounter.increment();
                     continue;
                 }
-                TrackBudget.Grant g = grant.get();
+                // A split's later segment goes out under its own fresh id (ReleaseGate).
+                String trackId = d.publishedTrackId();
+                TrackBudget.Grant g = d.grant();
                 // With both forms, each spends half of the grant, so together they spend what was charged.
                 boolean answering = answers != null && gallery.isPresent();
                 boolean both = answering && answers.vectors();
@@ -215,7 +214,7 @@ final class CameraWorker {
                     // stated ε where both go out), and its record states what it spent: that is counted.
                     double answerEpsilon = budget.unitsPerRelease() - (both ? m.epsilonPerFace() : 0);
                     Optional<org.privface.wire.avro.FaceAnswer> sent = m instanceof org.privface.privacy.embedding.EmbeddingMechanism em
-                            ? answers.answer(gallery.get(), em, embedding.get(), answerEpsilon, camera, t.trackId(),
+                            ? answers.answer(gallery.get(), em, embedding.get(), answerEpsilon, camera, trackId,
                                     frame.capturedAt(), answerTrack(trackSection(g)))
                             : Optional.empty();
                     if (sent.isEmpty() && !(m instanceof org.privface.privacy.embedding.EmbeddingMechanism)) {
@@ -229,23 +228,25 @@ final class CameraWorker {
                         releasesCounter.increment();
                         epsilonPerRelease.record(stated);
                         epsilonSpent.increment(stated);
+                        releasedEpsilon.add(stated);
                     }
                     if (!both) {
-                        state[1]++;
+                        state[0]++;
                         continue;
                     }
                 }
                 Release rel = m.perturb(face.get().get());
-                PerturbedFace rec = publisher.record(rel, camera, t.trackId(), frame.capturedAt(), null, trackSection(g));
+                PerturbedFace rec = publisher.record(rel, camera, trackId, frame.capturedAt(), null, trackSection(g));
                 origins.write(rec.getEventId(), frame.origin(), i == labelled);
                 if (!uplink.submit(rec)) {
                     spoolDropped.incrementAndGet();
                 }
-                state[1]++;
+                state[0]++;
                 releases.incrementAndGet();
                 releasesCounter.increment();
                 epsilonPerRelease.record(rel.epsilonPerFace());
                 epsilonSpent.increment(rel.epsilonPerFace());
+                releasedEpsilon.add(rel.epsilonPerFace());
             }
         } finally {
             if (grey != null && grey != frame.image()) {
@@ -256,13 +257,9 @@ final class CameraWorker {
         for (String id : ended) {
             long[] state = tracks.remove(id);
             if (state != null) {
-                releasesPerTrack.record(state[1]);
+                releasesPerTrack.record(state[0]);
             }
-            if (linking == null) {
-                budget.forget(id);
-            } else {
-                linking.ended(camera, id, frame.capturedAtOrNow()).forEach(budget::forget);
-            }
+            gate.ended(camera, id, frame.capturedAtOrNow()).forEach(budget::forget);
         }
     }
 
@@ -320,22 +317,28 @@ final class CameraWorker {
     }
 
     /**
-     * The camera's section of the status topic's report: counts the face topics show anyway
-     * (releases, their ε) or that depend on no face (frames), and, noised, the faces detected and
-     * withheld, whose exact values would show how many faces linking withheld.
+     * The camera's section of the status topic's report: what the face topics show anyway (releases and
+     * the ε they state, the spool's losses) and the policy, and, noised and counted per person (per track
+     * where linking is off) at most once a day, the persons seen and held ({@link StatusCounts}). No
+     * frame or face count: frames processed depend on the faces in view (the pipeline's report adds the
+     * frames read, which for a live camera depend on the camera alone).
      */
     Map<String, Object> report() {
-        TrackBudget.Stats s = budget == null ? null : budget.stats();
         Map<String, Object> m = new java.util.LinkedHashMap<>();
-        m.put("frames", frames.get());
         m.put("releases", releases.get());
         m.put("droppedBySpool", spoolDropped.get());
-        if (s != null) {
-            m.put("epsilonSpent", s.epsilonSpent());
-            m.put("budgetPolicy", s.policy());
+        // The released records' stated ε: a grant the person ledger then refused is not in it.
+        m.put("epsilonSpent", releasedEpsilon.sum());
+        if (budget != null) {
+            m.put("budgetPolicy", budget.stats().policy());
         }
-        m.put("noised", noised.section(Instant.now()));
+        m.put("noised", gate.counts().section(Instant.now()));
         return m;
+    }
+
+    /** This camera's noised counts, for the gateway's total. */
+    org.privface.agent.control.StatusCounts counts() {
+        return gate.counts();
     }
 
     /** The exact counts, for the gateway's authenticated REST status only. */
@@ -344,7 +347,10 @@ final class CameraWorker {
         m.put("facesDetected", faces.get());
         m.put("withheld", withheld.get());
         m.put("withheldUntracked", untracked.get());
+        m.put("withheldHeldByPerson", heldByPerson.get());
+        m.put("framesProcessed", frames.get());
         m.put("liveTracks", tracks.size());
+        m.put("counted", gate.counts().exact());
         return m;
     }
 }

@@ -1,6 +1,7 @@
 package org.privface.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -106,7 +107,12 @@ class AgentAnswerTest {
             @SuppressWarnings("unchecked")
             Map<String, Object> answer = (Map<String, Object>) ctx.getBean(GatewayState.class).report().get("answer");
             assertTrue(String.valueOf(answer.get("queriesWithheldBecause")).contains("no signed gallery"), answer.toString());
-            assertEquals(pipeline.facesDetected(), ((Number) answer.get("withheldNoGallery")).longValue());
+            // The exact count of faces withheld stays on the gateway (issue 39): the topic's report has none.
+            assertFalse(answer.containsKey("withheldNoGallery"), answer.toString());
+            @SuppressWarnings("unchecked")
+            Map<String, Object> local = (Map<String, Object>) ((Map<String, Object>) ctx.getBean(GatewayState.class)
+                    .localReport().get("local")).get("answer");
+            assertEquals(pipeline.facesDetected(), ((Number) local.get("withheldNoGallery")).longValue());
             assertEquals(0L, answer.get("answers"));
             enrollments = SiteRecords.read(site, pipeline.published(), (k, f) -> { });
             assertEquals(pipeline.published(), enrollments.size());

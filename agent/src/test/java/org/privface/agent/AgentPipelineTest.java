@@ -135,9 +135,26 @@ class AgentPipelineTest implements TestPropertyProvider {
         String metrics = http.toBlocking().retrieve("/prometheus");
         for (String metric : List.of("privface_agent_uplink_acknowledged_total", "privface_agent_epsilon_per_face",
                 "privface_agent_frames_total", "privface_agent_releases_total", "privface_agent_spool_depth",
-                "privface_agent_publish_latency", "privface_agent_releases_per_track", "privface_agent_epsilon_spent_total")) {
+                "privface_agent_publish_latency", "privface_agent_epsilon_spent_total")) {
             assertTrue(metrics.contains(metric), metric + " exported");
         }
+        // Issue 39: without a token, no count that depends on the faces in view (faces, withheld, frames
+        // processed or dropped, releases per track, faces withheld for an unwritable person ledger).
+        List<String> exact = List.of("privface_agent_faces_detected", "privface_agent_releases_withheld_total",
+                "privface_agent_releases_per_track", "privface_agent_frames_processed", "privface_agent_frames_dropped",
+                "ledger=\"person\"");
+        for (String metric : exact) {
+            assertFalse(metrics.contains(metric), metric + " must not be served without the control token");
+        }
+        var refused = org.junit.jupiter.api.Assertions.assertThrows(io.micronaut.http.client.exceptions.HttpClientResponseException.class,
+                () -> http.toBlocking().retrieve("/control/metrics"));
+        assertEquals(401, refused.getStatus().getCode());
+        String behindToken = http.toBlocking().retrieve(io.micronaut.http.HttpRequest.GET("/control/metrics").bearerAuth(TOKEN));
+        assertTrue(behindToken.contains("privface_agent_faces_detected_total"), behindToken);
+        assertTrue(behindToken.contains("privface_agent_releases_per_track"), behindToken);
+        double detected = behindToken.lines().filter(l -> l.startsWith("privface_agent_faces_detected_total"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        assertEquals(pipeline.facesDetected(), (long) detected, "the exact count, for the operator with the token");
         assertTrue(http.toBlocking().retrieve("/health").contains("UP"));
 
         // Every query states where it stands in its track's budget: each still is its own track.
@@ -150,6 +167,28 @@ class AgentPipelineTest implements TestPropertyProvider {
             }
         }
         assertEquals(records.size(), records.stream().map(PerturbedFace::getEventId).distinct().count());
+
+        // The status topic's report (issue 39): no exact face, frame-processed or heap figure, the noised
+        // counts per track here (an image folder is not linked), and what they cost a person, stated.
+        Map<String, Object> report = gateway.report();
+        String text = report.toString();
+        for (String local : List.of("facesDetected", "framesDropped", "residentMemoryBytes", "withheldNoGallery")) {
+            assertFalse(text.contains(local), local + " must stay in the local report: " + text);
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> counts = (Map<String, Object>) report.get("statusCounts");
+        assertEquals(4.0, ((Number) counts.get("epsilonPerPersonPerWindow")).doubleValue(), counts.toString());
+        assertEquals(4.0, ((Number) counts.get("epsilonPerPersonPerDay")).doubleValue(), counts.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> camera = (Map<String, Object>) ((Map<String, Object>) report.get("cameras")).values()
+                .iterator().next();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> noise = (Map<String, Object>) ((Map<String, Object>) camera.get("noised")).get("noise");
+        assertEquals("track", noise.get("unit"));
+        double released = records.stream().filter(f -> f.getKind() == RecordKind.QUERY)
+                .mapToDouble(f -> f.getMechanism().getEpsilonPerFace()).sum();
+        assertEquals(released, ((Number) camera.get("epsilonSpent")).doubleValue(), 1e-9,
+                "epsilonSpent sums the released records' stated ε");
     }
 
     @Test

@@ -65,7 +65,7 @@ class CameraWorkerTest {
                     EnrollmentLedger.open(dir.resolve(AgentPipeline.ENROLLMENT_LEDGER), 1000));
             SpoolingPublisher out = new SpoolingPublisher(dir);
             CameraWorker w = new CameraWorker("walkby", false, detector, store, mechanisms, out.publisher, out.uplink,
-                    new OriginLog(null), new SimpleMeterRegistry());
+                    new OriginLog(null), new SimpleMeterRegistry(), new SimpleMeterRegistry(), null);
             try (FrameSource src = FrameSource.open(AgentPipelineTest.synthetic().resolve("walkby.avi").toString())) {
                 Optional<Frame> f;
                 while ((f = src.next()).isPresent()) {

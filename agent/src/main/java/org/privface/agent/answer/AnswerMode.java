@@ -134,7 +134,7 @@ public final class AnswerMode implements AutoCloseable {
         m.put("release", release.name().toLowerCase(Locale.ROOT));
         m.put("gallery", gallery.status());
         m.put("answers", released.get());
-        m.put("withheldNoGallery", withheldNoGallery.get());
+        // Not withheldNoGallery: it was the exact count of query faces detected (issue 39); the local report has it.
         m.put("droppedBySpool", spoolDropped.get());
         if (release == Release.ANSWER && gallery.current().isEmpty()) {
             m.put("queriesWithheldBecause", gallery.whyNone().orElse("no gallery"));
@@ -143,6 +143,11 @@ public final class AnswerMode implements AutoCloseable {
             m.put("lastProblem", lastProblem);
         }
         return m;
+    }
+
+    /** The exact counts, for the gateway's authenticated REST status only. */
+    public Map<String, Object> localReport() {
+        return Map.of("withheldNoGallery", withheldNoGallery.get());
     }
 
     @Override

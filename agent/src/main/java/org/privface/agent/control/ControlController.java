@@ -26,10 +26,20 @@ import org.privface.agent.policy.PolicyStore;
 public class ControlController {
     private final AgentSettings settings;
     private final GatewayState state;
+    private final ExactMetrics exact;
 
-    public ControlController(AgentSettings settings, GatewayState state) {
+    public ControlController(AgentSettings settings, GatewayState state, ExactMetrics exact) {
         this.settings = settings;
         this.state = state;
+        this.exact = exact;
+    }
+
+    /** The exact face counts in Prometheus text: /prometheus serves only what depends on no face (issue 39). */
+    @Get(value = "/metrics", produces = "text/plain; version=0.0.4; charset=utf-8")
+    public HttpResponse<?> metrics(@Nullable @Header("Authorization") String auth) {
+        // Refused in plain text too: this endpoint produces text, not the JSON of the others.
+        return authorized(auth) ? HttpResponse.ok(exact.scrape())
+                : HttpResponse.status(HttpStatus.UNAUTHORIZED).body(String.valueOf(((Map<?, ?>) refused().body()).get("error")));
     }
 
     @Get("/status")

@@ -141,8 +141,10 @@ public final class EnrollmentLedger {
         }
         if (!Files.exists(file)) {
             l.append(HEADER + "\n");
+            ownerOnly(file);
             return l;
         }
+        ownerOnly(file);
         byte[] bytes = Files.readAllBytes(file);
         String text = new String(bytes, StandardCharsets.UTF_8);
         int end = text.lastIndexOf('\n') + 1;
@@ -340,6 +342,13 @@ public final class EnrollmentLedger {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK lacks SHA-256", e);
+        }
+    }
+
+    /** 0600 where the file system is POSIX: the ledger names the enrolled people's images. */
+    private static void ownerOnly(Path file) throws IOException {
+        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         }
     }
 

@@ -106,8 +106,8 @@ public final class GatewayLinking {
         this.ledger = ledger;
         this.minFaceSize = minFaceSize;
         this.minScore = minScore;
-        this.noised = new StatusCounts().count("appearances", () -> ledger.stats(SteadyClock.system().instant()).appearances())
-                .count("linkedAppearances", () -> ledger.stats(SteadyClock.system().instant()).linked());
+        // Per person, at most once a day each: a person's appearances and links are not theirs to count.
+        this.noised = new StatusCounts("person").counter("persons").counter("linkedPersons");
         this.facesToLink = facesToLink;
         this.recheckEvery = recheckEvery;
         this.disjointViews = disjointViews;
@@ -232,6 +232,10 @@ public final class GatewayLinking {
             return Optional.empty();
         }
         t.person = link.get().personId();
+        noised.add("persons", t.person, now);
+        if (link.get().linked()) {
+            noised.add("linkedPersons", t.person, now);
+        }
         t.sinceCheck = 0;
         t.disagreements = 0;
         return Optional.of(new Segment(t.person, t.budgetTrack()));
@@ -300,8 +304,8 @@ public final class GatewayLinking {
     }
 
     /**
-     * The status topic's linking section: the settings, and the appearances and links noised
-     * ({@link StatusCounts}, ε per appearance per counter). No per-person spend, exact link count
+     * The status topic's linking section: the settings, and the persons seen and linked, each
+     * person counted at most once a day and noised ({@link StatusCounts}). No per-person spend, exact link count
      * or persons held: those are {@link #localReport}'s.
      */
     public Map<String, Object> report() {
@@ -315,6 +319,11 @@ public final class GatewayLinking {
         m.put("disjointViews", disjointViews);
         m.put("noised", noised.section(Instant.now()));
         return m;
+    }
+
+    /** The noised counts of persons seen and linked (for the gateway's total of what its counts cost a person). */
+    public StatusCounts counts() {
+        return noised;
     }
 
     /** The exact linking counters and the most any person spent: the authenticated REST status only. */
@@ -332,6 +341,7 @@ public final class GatewayLinking {
             m.put("splitTracks", splits);
             m.put("candidatesRuledOut", ruledOut);
         }
+        m.put("countedPersons", noised.exact());
         return m;
     }
 

@@ -10,9 +10,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,13 +47,15 @@ final class PersonFiles {
         this.dir = dir;
     }
 
+    /** Owner read and write only: the files hold raw embeddings, as identifying as a face. */
+    static final java.util.Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-------");
+
+    /**
+     * Opens (making it where absent) the directory, mode 0700. A symbolic link there is refused: it
+     * would send raw embeddings wherever it points (another user's directory, a shared mount).
+     */
     static PersonFiles open(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        try {
-            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-        } catch (UnsupportedOperationException e) {
-            // not a POSIX file system: its own access control applies
-        }
+        org.privface.agent.PrivateDirectory.make(dir, false);
         return new PersonFiles(dir);
     }
 
@@ -61,6 +65,10 @@ final class PersonFiles {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path f : ds) {
                 String name = f.getFileName().toString();
+                if (Files.isSymbolicLink(f)) {
+                    // A link planted here could make a read or a wipe reach another file.
+                    throw new IOException("person ledger entry " + f + " is a symbolic link; the agent does not follow it");
+                }
                 if (name.endsWith(TMP)) {
                     wipeFile(f);
                 } else if (name.endsWith(SUFFIX)) {
@@ -100,8 +108,16 @@ final class PersonFiles {
         }
         Path file = file(p.id);
         Path tmp = dir.resolve(p.id + SUFFIX + TMP);
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
+        // Created 0600 (never readable by others, even for an instant), never through a link.
+        java.util.Set<java.nio.file.OpenOption> options = java.util.Set.of(StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        boolean posix = dir.getFileSystem().supportedFileAttributeViews().contains("posix");
+        try (FileChannel ch = posix ? FileChannel.open(tmp, options, PosixFilePermissions.asFileAttribute(FILE_MODE))
+                : FileChannel.open(tmp, options)) {
+            if (posix) {
+                // A temporary file left by an older version keeps its mode through CREATE: set it.
+                Files.setPosixFilePermissions(tmp, FILE_MODE);
+            }
             // One write() may store only part (a filling disk takes what fits): write until all is
             // stored, or fail; a part renamed over the file would lose the person's earlier spend.
             ByteBuffer b = ByteBuffer.wrap(bytes.toByteArray());
@@ -155,10 +171,10 @@ final class PersonFiles {
     }
 
     static void wipeFile(Path f) throws IOException {
-        if (!Files.exists(f)) {
+        if (!Files.exists(f, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             long size = ch.size();
             ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(size, 1 << 16));
             for (long pos = 0; pos < size; ) {

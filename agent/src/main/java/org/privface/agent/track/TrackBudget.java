@@ -202,6 +202,22 @@ public final class TrackBudget {
                 accounting == Accounting.GAUSSIAN_DP ? Math.sqrt(unitsPerRelease) : Double.NaN));
     }
 
+    /**
+     * Whether {@link #request} would grant now, spending nothing: lets the person ledger's refusal be
+     * told apart from the track's own (a track its own budget refuses is held by nothing else).
+     */
+    public synchronized boolean wouldGrant(String trackId, long frameIndexInTrack, Instant now) {
+        Account a = accounts.get(trackId);
+        if (a == null) {
+            return accounts.size() < maxTracks || accounts.values().stream().anyMatch(x -> windowElapsed(x, now));
+        }
+        boolean fresh = windowElapsed(a, now);
+        boolean spaced = !a.everGranted || frameIndexInTrack - a.lastGrantFrame >= policy.minFrameSpacing();
+        int index = fresh ? 1 : a.releases + 1;
+        double composed = compose(fresh ? 0 : a.spent, unitsPerRelease);
+        return spaced && index <= policy.maxReleasesPerWindow() && composed <= capUnits + roundingSlack(index);
+    }
+
     /** Drops an ended track. Only for tracks that will never be requested again (the tracker's ids are unique). */
     public synchronized void forget(String trackId) {
         accounts.remove(trackId);

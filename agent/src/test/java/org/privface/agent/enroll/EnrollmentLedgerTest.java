@@ -23,6 +23,17 @@ class EnrollmentLedgerTest {
     static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
 
     @Test
+    void theLedgerFileIsTheAgentsUsersOnly(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("l.txt");
+        EnrollmentLedger.open(f, 100);
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
+        Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        EnrollmentLedger.open(f, 100);
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(f)),
+                "a ledger found readable by others is tightened at open");
+    }
+
+    @Test
     void pureReleasesAddAndTheFormIsRemembered(@TempDir Path dir) throws Exception {
         EnrollmentLedger l = EnrollmentLedger.open(dir.resolve("l.txt"), 100);
         assertEquals(0, l.releasesInForm(A, PEEP16));

@@ -228,6 +228,47 @@ class PersonLedgerTest {
         assertTrue(l.link("cam-1", other, T0.plus(WINDOW)).isPresent(), "expired persons make room");
     }
 
+    @Test
+    void personFilesAreTheAgentsUsersOnly(@TempDir Path root) throws IOException {
+        Path dir = root.resolve("persons");
+        Files.createDirectories(dir);
+        // Made by someone else with a wide mode: tightened at open, not trusted as found.
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        PersonLedger l = PersonLedger.open(dir, 0.5, WINDOW, T0);
+        String p = l.link("cam-1", face(0, 1, 0), T0).orElseThrow().personId();
+        assertTrue(l.charge(p, new TrackBudget(BudgetPolicy.once(), 1.0, WINDOW), T0).isPresent());
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        List<Path> files = files(dir);
+        assertEquals(1, files.size());
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(files.get(0))),
+                "a file of raw embeddings must be readable by the agent's user only");
+    }
+
+    @Test
+    void aSymlinkedPersonsDirectoryIsRefused(@TempDir Path root) throws IOException {
+        Path elsewhere = Files.createDirectories(root.resolve("shared-mount"));
+        Path persons = Files.createSymbolicLink(root.resolve("persons"), elsewhere);
+        IOException e = assertThrows(IOException.class, () -> PersonLedger.open(persons, 0.5, WINDOW, T0));
+        assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+        assertEquals(List.of(), files(elsewhere), "nothing may be written where the link points");
+    }
+
+    @Test
+    void aSymlinkAmongThePersonFilesIsRefused(@TempDir Path root) throws IOException {
+        Path dir = Files.createDirectories(root.resolve("persons"));
+        Path target = Files.writeString(root.resolve("victim"), "not the agent's");
+        Files.createSymbolicLink(dir.resolve("00000000-0000-0000-0000-000000000000.person.tmp"), target);
+        assertThrows(IOException.class, () -> PersonLedger.open(dir, 0.5, WINDOW, T0));
+        assertEquals("not the agent's", Files.readString(target), "a wipe must not follow a link to another file");
+    }
+
+    @Test
+    void theDefaultDataDirectoryIsNotTheSharedTemporaryOne() {
+        Path d = org.privface.agent.PrivateDirectory.defaultDataDir();
+        assertFalse(d.startsWith(Path.of(System.getProperty("java.io.tmpdir"))), d.toString());
+        assertFalse(d.startsWith(Path.of("/tmp")), d.toString());
+    }
+
     private static List<Path> files(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.sorted().toList();

@@ -83,7 +83,8 @@ public record DemoSecurity(LocalBroker broker, Path vendorCredentials, Path oper
         out.add(line("broker:", broker.bootstrap() + " SASL_SSL, SCRAM-SHA-512, ACLs from broker-config/security.yml"));
         out.add(line("principals:", agent(site) + " (agent), " + RECOGNIZER + ", " + OPERATOR + " (console's control writes), "
                 + VENDOR + " (third-party recognizer)"));
-        out.add(line("vendor " + VENDOR + ":", "reads " + Topics.enrollment(site) + " and " + Topics.query(site)
+        out.add(line("vendor " + VENDOR + ":", "reads " + Topics.enrollment(site) + ", " + Topics.query(site)
+                + " and " + Topics.answer(site)
                 + " in groups " + Security.vendorGroupPrefix(VENDOR) + "*, writes " + Security.vendorResultsTopic(VENDOR)));
         out.add(line("vendor credentials:", vendorCredentials + " (mode 0600; Kafka client properties)"));
         out.add(line("CA certificate:", broker.caFile().toString()));

@@ -399,7 +399,8 @@ final class TopicAudit {
     private static final Shape CONTROL = obj("mechanism", "mode", "epsilon", "budget", "window", "imageRelease");
 
     /** How a status count was noised (agent's StatusCounts.section). */
-    private static final Shape NOISE = obj("epsilonPerEvent", "window", "mechanism");
+    private static final Shape NOISE = obj("unit", "perUnitAtMostOncePer", "epsilonPerCount", "epsilonPerUnitPerDay",
+            "epsilonPerUnitPerWindow", "window", "mechanism");
 
     /** A gateway's report (agent's GatewayState.report, with AgentPipeline's uplink and cameras sections). */
     private static final Shape STATUS = obj("gateway", "site", "at", "startedAt", "policyVersion",
@@ -410,18 +411,20 @@ final class TopicAudit {
             "uplink", obj("spoolDepth", "spoolBytes", "spoolDropped", "spoolDroppedByReason",
                     obj("FULL", "EVICTED", "TOO_LARGE", "IO_ERROR", "CORRUPT"), "acknowledged", "deliveryFailures",
                     "brokerHealthy"),
-            // Exact face and withheld counts stay on the gateway's REST status; the topic gets them noised (StatusCounts).
+            // Exact face, frame and withheld counts stay on the gateway's REST status; the topic gets persons (tracks)
+            // seen and held, each at most once a day, noised (StatusCounts), and the frames read.
             "cameras", anyKey(obj("state", "since", "lastFrameAt", "reconnects", "lastError", "frames",
                     "releases", "droppedBySpool", "epsilonSpent", "budgetPolicy",
-                    "noised", obj("facesDetected", "withheld", "noise", NOISE))),
+                    "noised", obj("seen", "withheld", "noise", NOISE))),
             // The enrollment ledger's figures (Enrollment.report), or its error when the ledger cannot open.
             "enrollment", obj("images", "releases", "refusedReleases", "maxComposedEpsilon", "totalComposedEpsilon",
                     "epsilonCap", "releasedThisRun", "refusedThisRun", "withheldUnrecordedThisRun", "error"),
             // Appearance linking's settings and noised counts (GatewayLinking.report); never an embedding, a
             // person id or a person's spend (issue 33).
             "linking", obj("enabled", "budgetScope", "reason", "threshold", "network", "matches", "facesToLink", "disjointViews",
-                    "noised", obj("appearances", "linkedAppearances", "noise", NOISE)),
-            "residentMemoryBytes");
+                    "noised", obj("persons", "linkedPersons", "noise", NOISE)),
+            // What the noised counts together cost one person (AgentPipeline).
+            "statusCounts", obj("unit", "epsilonPerPersonPerWindow", "epsilonPerPersonPerDay", "covers"));
 
     private void json(Captured r, String where, Shape shape) {
         JsonNode n;

@@ -170,6 +170,9 @@ class VendorAccessTest {
         }
         assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.enrollment("south")));
         assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.query("south")));
+        // Answers: the vendor reads its sites' (docs/wire.md, a stated choice), never another site's, never writes.
+        assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.answer("south")));
+        assertDenied(TopicAuthorizationException.class, () -> write(bootstrap, VENDOR, passwords, Topics.answer("north")));
         assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.control("north")));
         assertDenied(TopicAuthorizationException.class, () -> readOne(bootstrap, VENDOR, passwords, Topics.status("north")));
         // The gallery model is for the site's gateways only.

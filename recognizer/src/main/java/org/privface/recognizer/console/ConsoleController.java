@@ -140,7 +140,7 @@ public class ConsoleController {
                     g.put(k, body.get(k));
                 }
                 g.put("framesPerSec", StatusReader.rate(e.getValue(), "frames"));
-                g.put("facesPerSec", StatusReader.rate(e.getValue(), "noised.facesDetected"));
+                g.put("facesPerSec", StatusReader.rate(e.getValue(), "noised.seen"));
                 g.put("releasesPerSec", StatusReader.rate(e.getValue(), "releases"));
                 gws.add(g);
                 // The site's policy is what its most recently reporting gateway applies.

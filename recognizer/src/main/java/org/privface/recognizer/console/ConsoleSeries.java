@@ -57,7 +57,7 @@ public class ConsoleSeries {
             for (StatusReader.Latest l : gateways.getOrDefault(site, Map.of()).values()) {
                 if (l.current().receivedAt().toEpochMilli() >= liveAfter) {
                     frames += StatusReader.rate(l, "frames");
-                    faces += StatusReader.rate(l, "noised.facesDetected");
+                    faces += StatusReader.rate(l, "noised.seen");
                     releases += StatusReader.rate(l, "releases");
                 }
             }

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * A site's appearance linking as its gateways last reported it (their status reports' {@code linking}
- * section): how many gateways link, and the noised appearance and link counts summed. A status report
+ * section): how many gateways link, and the noised counts of persons seen and linked summed (each
+ * person at most once a day per gateway; gateways before issue 39 counted appearances, read the same). A status report
  * carries no per-person spend (issue 33): that stays on the gateway, in its authenticated REST status;
  * a person's cap is the policy's ε, which the console shows from the policy.
  */
@@ -26,18 +27,20 @@ final class PersonBudgets {
                 out = new LinkedHashMap<>();
                 out.put("gatewaysLinking", 0L);
                 out.put("gatewaysPerTrack", 0L);
-                out.put("appearances", 0L);
-                out.put("linkedAppearances", 0L);
+                out.put("persons", 0L);
+                out.put("linkedPersons", 0L);
             }
             if (Boolean.TRUE.equals(l.get("enabled"))) {
                 out.put("gatewaysLinking", (Long) out.get("gatewaysLinking") + 1);
                 if (l.get("noised") instanceof Map<?, ?> n) {
-                    out.put("appearances", (Long) out.get("appearances") + number(n.get("appearances")).longValue());
-                    out.put("linkedAppearances", (Long) out.get("linkedAppearances")
-                            + number(n.get("linkedAppearances")).longValue());
-                    // Each gateway's counts are its own release; an appearance is counted on one gateway.
+                    out.put("persons", (Long) out.get("persons")
+                            + number(n.containsKey("persons") ? n.get("persons") : n.get("appearances")).longValue());
+                    out.put("linkedPersons", (Long) out.get("linkedPersons") + number(n.containsKey("linkedPersons")
+                            ? n.get("linkedPersons") : n.get("linkedAppearances")).longValue());
+                    // Each gateway's counts are its own release: a person on two gateways is covered by both.
                     if (n.get("noise") instanceof Map<?, ?> noise) {
-                        epsilon = Math.max(epsilon, number(noise.get("epsilonPerEvent")).doubleValue());
+                        epsilon = Math.max(epsilon, number(noise.containsKey("epsilonPerUnitPerWindow")
+                                ? noise.get("epsilonPerUnitPerWindow") : noise.get("epsilonPerEvent")).doubleValue());
                     }
                 }
             } else {
@@ -48,7 +51,7 @@ final class PersonBudgets {
             long linking = (Long) out.get("gatewaysLinking");
             long perTrack = (Long) out.get("gatewaysPerTrack");
             out.put("budgetScope", perTrack == 0 ? "person per gateway" : linking == 0 ? "track" : "mixed");
-            out.put("epsilonPerAppearance", epsilon);
+            out.put("epsilonPerPersonPerWindow", epsilon);
         }
         return out;
     }

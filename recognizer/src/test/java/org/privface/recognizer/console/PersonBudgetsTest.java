@@ -10,9 +10,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PersonBudgetsTest {
-    static Map<String, Object> noised(long appearances, long linked) {
-        return Map.of("appearances", appearances, "linkedAppearances", linked,
-                "noise", Map.of("epsilonPerEvent", 1.0, "window", "PT1M"));
+    static Map<String, Object> noised(long persons, long linked) {
+        return Map.of("persons", persons, "linkedPersons", linked,
+                "noise", Map.of("epsilonPerUnitPerWindow", 4.0, "unit", "person", "window", "PT1M"));
     }
 
     @Test
@@ -21,9 +21,9 @@ class PersonBudgetsTest {
                 Map.of("gateway", "a", "linking", Map.of("enabled", true, "threshold", 0.6, "noised", noised(10, 7))),
                 Map.of("gateway", "b", "linking", Map.of("enabled", true, "threshold", 0.6, "noised", noised(4, -1))),
                 Map.of("gateway", "c")));
-        assertEquals(14L, s.get("appearances"));
-        assertEquals(6L, s.get("linkedAppearances"), "noised counts are summed as they are, negative ones too");
-        assertEquals(1.0, s.get("epsilonPerAppearance"));
+        assertEquals(14L, s.get("persons"));
+        assertEquals(6L, s.get("linkedPersons"), "noised counts are summed as they are, negative ones too");
+        assertEquals(4.0, s.get("epsilonPerPersonPerWindow"));
         assertEquals("person per gateway", s.get("budgetScope"));
         assertFalse(s.containsKey("maxPersonEpsilon"), "no per-person spend reaches the console from the status topic");
     }
