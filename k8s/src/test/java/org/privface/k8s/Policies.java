@@ -150,8 +150,10 @@ final class Policies {
                 out.add(name + ": cannot write " + shared);
             }
         }
-        if (!KafkaAcls.allows(user, "group", groupId, AclOperation.READ)) {
-            out.add(name + ": cannot join its consumer group " + groupId);
+        for (String group : List.of(groupId, groupId + ".owners", groupId + ".answers")) {
+            if (!KafkaAcls.allows(user, "group", group, AclOperation.READ)) {
+                out.add(name + ": cannot join its consumer group " + group);
+            }
         }
         for (AclRule r : KafkaAcls.rules(user)) {
             String target = KafkaAcls.name(r.getResource());

@@ -45,6 +45,18 @@ public class RecognizerSettings {
     /** Names this replica in the models it trains; random unless set (e.g. to the pod name). */
     private String instanceId = java.util.UUID.randomUUID().toString();
 
+    /** Models trained at once, across the sites this replica owns. */
+    private int trainingThreads = 2;
+    /**
+     * How long the group waits for a silent replica before its sites move (consumer session
+     * timeout of the owners' group; the broker's group.min.session.timeout.ms, 6 s by default, is the floor).
+     */
+    private Duration ownershipSessionTimeout = Duration.ofSeconds(10);
+
+    public int getTrainingThreads() { return trainingThreads; }
+    public void setTrainingThreads(int trainingThreads) { this.trainingThreads = trainingThreads; }
+    public Duration getOwnershipSessionTimeout() { return ownershipSessionTimeout; }
+    public void setOwnershipSessionTimeout(Duration t) { this.ownershipSessionTimeout = t; }
     public String getGroupId() { return groupId; }
     public void setGroupId(String groupId) { this.groupId = groupId; }
     public int getMinEnrollments() { return minEnrollments; }

@@ -19,6 +19,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.privface.recognizer.ingest.SiteOwnership;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.FaceGallery;
 import org.privface.wire.avro.PerturbedFace;
@@ -27,11 +28,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps each site's enrollment releases (as the enrollment reader hands them over), and once a
- * site's enrollments are quiet, builds its gallery ({@link GalleryBuilder}) and publishes it
- * signed ({@link GalleryPublisher}). Versions are the build's milliseconds and never go down, so
- * a restarted recognizer's gallery supersedes the last one without reading the topic (it may not:
- * only the site's gateways read galleries).
+ * Keeps the enrollment releases of the sites this replica owns (as the enrollment reader hands
+ * them over), and once a site is replayed ({@link SiteOwnership#ready}) and its enrollments are
+ * quiet, builds its gallery ({@link GalleryBuilder}) and publishes it signed
+ * ({@link GalleryPublisher}). Only the owner publishes. Versions come from the ownership: above
+ * every version on the site's gallery topic (which the owner reads back) and at least the owner's
+ * epoch·2^32, so they grow across owners and a deposed owner's late gallery stays below its
+ * successor's; no wall clock. A new owner whose replayed enrollments are those of the gallery on
+ * the topic publishes nothing.
  */
 @Singleton
 public class GalleryService implements AutoCloseable {
@@ -45,10 +49,12 @@ public class GalleryService implements AutoCloseable {
     private final Optional<PublicStrangers> strangers;
     private final KafkaProducer<String, byte[]> producer;
     private final ScheduledExecutorService timer;
-    private long lastVersion;
+    private final SiteOwnership ownership;
 
-    public GalleryService(AnswerSettings settings, KafkaClientProperties kafka) throws IOException {
+    public GalleryService(AnswerSettings settings, KafkaClientProperties kafka, SiteOwnership ownership) throws IOException {
         this.settings = settings;
+        this.ownership = ownership;
+        ownership.listen(site -> { }, this::forget);
         if (settings.getSigningKeyFile() == null) {
             LOG.info("recognizer.answer.signing-key-file unset: no gallery models are published");
             publisher = null;
@@ -83,22 +89,33 @@ public class GalleryService implements AutoCloseable {
         lastArrival.put(f.getSiteId(), System.nanoTime());
     }
 
-    /** The last gallery published for a site (its labels name the answers' outputs). */
+    /** The newest gallery of a site this replica owns, as published (its labels name the answers' outputs). */
     public Optional<FaceGallery> gallery(String site) {
-        return Optional.ofNullable(published.get(site));
+        Optional<FaceGallery> onTopic = ownership.lastGallery(site);
+        return onTopic.isPresent() ? onTopic : Optional.ofNullable(published.get(site));
+    }
+
+    /** A site given up: its releases are dropped (its new owner replays them). */
+    private void forget(String site) {
+        lastArrival.remove(site);
+        enrollments.remove(site);
+        published.remove(site);
     }
 
     private void buildDue() {
         long quiet = settings.getQuietPeriod().toNanos();
         for (Map.Entry<String, Long> e : Map.copyOf(lastArrival).entrySet()) {
-            if (System.nanoTime() - e.getValue() < quiet) {
-                continue;
-            }
             String site = e.getKey();
+            if (System.nanoTime() - e.getValue() < quiet || !ownership.ready(site)) {
+                continue; // not quiet yet, or still replaying: a partial gallery must not supersede a whole one
+            }
             lastArrival.remove(site, e.getValue());
             try {
                 List<PerturbedFace> all;
                 List<PerturbedFace> list = enrollments.get(site);
+                if (list == null) {
+                    continue;
+                }
                 synchronized (list) {
                     all = List.copyOf(list);
                 }
@@ -112,14 +129,28 @@ public class GalleryService implements AutoCloseable {
                     LOG.warn("site {}: the public strangers are in {}, the enrollments in {}: closed-set gallery", site,
                             strangers.get().basisId(), space.get());
                 }
-                long version;
-                synchronized (this) {
-                    version = lastVersion = Math.max(lastVersion + 1, System.currentTimeMillis());
+                Optional<FaceGallery> last = ownership.lastGallery(site);
+                if (last.isPresent() && last.get().getEnrollmentReleases() == all.size()
+                        && published.get(site) == null) {
+                    // A new owner that replayed what the current gallery was built from: nothing to publish.
+                    published.put(site, last.get());
+                    LOG.info("site {}: gallery {} on the topic covers the {} replayed releases; kept", site,
+                            last.get().getVersion(), all.size());
+                    continue;
                 }
+                java.util.OptionalLong next = ownership.nextGalleryVersion(site);
+                if (next.isEmpty()) {
+                    continue; // given up meanwhile
+                }
+                long version = next.getAsLong();
                 FaceGallery g = GalleryBuilder.build(site, version, space.get(), all, s, settings.getEpsilon(),
                         settings.getReleasedRate(), settings.getCalibrationBound(), Instant.now());
+                if (!ownership.owns(site)) {
+                    continue;
+                }
                 publisher.publish(producer, g);
                 published.put(site, g);
+                ownership.published(g);
                 LOG.info("site {}: gallery {} published, {} people from {} enrollment releases, threshold {}", site,
                         version, g.getLabels().size(), g.getEnrollmentReleases(), g.getThreshold());
             } catch (InterruptedException ex) {
