@@ -53,6 +53,14 @@ public class RecognizerSettings {
      */
     private Duration ownershipSessionTimeout = Duration.ofSeconds(10);
 
+    /**
+     * The site ids this fleet of replicas shares (a regular expression over the site id); every
+     * site by default. Two fleets on one cluster, each with its own group id, split sites this way.
+     */
+    private String sites = "[A-Za-z0-9_-]+";
+
+    public String getSites() { return sites; }
+    public void setSites(String sites) { this.sites = sites; }
     public int getTrainingThreads() { return trainingThreads; }
     public void setTrainingThreads(int trainingThreads) { this.trainingThreads = trainingThreads; }
     public Duration getOwnershipSessionTimeout() { return ownershipSessionTimeout; }

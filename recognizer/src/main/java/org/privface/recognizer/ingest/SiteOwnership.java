@@ -57,8 +57,10 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class SiteOwnership extends PollingWorker {
     private static final Logger LOG = LoggerFactory.getLogger(SiteOwnership.class);
-    /** Every site's gallery topic (face-wire names no pattern for it; only the recognizer follows them). */
-    public static final Pattern ALL_GALLERY = Pattern.compile("privface\\.[A-Za-z0-9_-]+\\.gallery");
+    /** The gallery topics of the sites {@code recognizer.sites} names (face-wire has no pattern for them). */
+    static Pattern galleries(String sites) {
+        return Pattern.compile("privface\\.(?:" + sites + ")\\.gallery");
+    }
     /** How long a revocation waits for the workers to let go of the site's partitions. */
     private static final long RECONCILE_WAIT_MS = 20_000;
 
@@ -234,7 +236,7 @@ public class SiteOwnership extends PollingWorker {
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
                 new ByteArrayDeserializer())) {
             register(consumer);
-            consumer.subscribe(ALL_GALLERY, new ConsumerRebalanceListener() {
+            consumer.subscribe(galleries(settings.getSites()), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                     release(partitions, readingTo);
