@@ -39,11 +39,11 @@ import org.privface.wire.topics.Topics;
  * and query published exactly once, gallery versions strictly increasing per site across owners,
  * and the time until the killed replica's sites answer again.
  *
- * <p>{@code mvn verify} runs 9 sites on 3 replicas; {@code -Pfleet} (recognizer module) runs
+ * <p>{@code mvn verify} runs 6 sites on 3 replicas; {@code -Pfleet} (recognizer module) runs
  * {@code privface.fleet.sites}=200 (docs/performance.md, "A fleet of recognizers").
  */
 class FleetTest {
-    private static final int SITES = Integer.getInteger("privface.fleet.sites", 9);
+    private static final int SITES = Integer.getInteger("privface.fleet.sites", 6);
     private static final int REPLICAS = Integer.getInteger("privface.fleet.replicas", 3);
     private static final int PEOPLE = 3;
     private static final int ENROLL_EACH = 10;
