@@ -106,7 +106,7 @@ final class Policies {
                 }
             }
         }
-        for (String shared : List.of("privface.results", "privface.dead-letter")) {
+        for (String shared : List.of("privface.results", "privface.dead-letter", "privface.fleet-sites")) {
             if (KafkaAcls.allowsTopic(user, shared, AclOperation.READ) || KafkaAcls.allowsTopic(user, shared, AclOperation.WRITE)) {
                 out.add(name + ": may use " + shared + ", which carries every site's results");
             }
@@ -145,7 +145,7 @@ final class Policies {
         }
         Set<String> galleries = new java.util.HashSet<>();
         sites.forEach(site -> galleries.add(topic(site, "gallery")));
-        for (String shared : List.of("privface.results", "privface.dead-letter")) {
+        for (String shared : List.of("privface.results", "privface.dead-letter", "privface.fleet-sites")) {
             if (!KafkaAcls.allowsTopic(user, shared, AclOperation.WRITE)) {
                 out.add(name + ": cannot write " + shared);
             }
@@ -158,7 +158,7 @@ final class Policies {
         for (AclRule r : KafkaAcls.rules(user)) {
             String target = KafkaAcls.name(r.getResource());
             boolean literal = KafkaAcls.patternType(r.getResource()) == AclResourcePatternType.LITERAL;
-            boolean literalShared = literal && Set.of("privface.results", "privface.dead-letter").contains(target);
+            boolean literalShared = literal && Set.of("privface.results", "privface.dead-letter", "privface.fleet-sites").contains(target);
             boolean literalGallery = literal && galleries.contains(target);
             if (r.getType() != AclRuleType.DENY && "topic".equals(KafkaAcls.type(r.getResource())) && !literalShared
                     && !(literalGallery && WRITE_DESCRIBE.containsAll(KafkaAcls.operations(r)))

@@ -22,6 +22,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.privface.recognizer.answer.GalleryService;
+import org.privface.recognizer.api.SiteController;
 import org.privface.recognizer.ingest.AnswerReader;
 import org.privface.recognizer.ingest.SiteOwnership;
 import org.privface.recognizer.model.ModelRegistry;
@@ -112,6 +113,20 @@ class OwnershipTest {
                 ApplicationContext other = aOwns ? b : a;
                 assertTrue(other.getBean(GalleryService.class).gallery(site).isEmpty(), "the other replica has no gallery of " + site);
                 assertTrue(!other.getBean(ModelRegistry.class).sitesHeld().contains(site), "the other replica holds nothing of " + site);
+            }
+            // /sites shows the whole fleet from either replica: each site with its owner and gallery.
+            for (ApplicationContext c : List.of(a, b)) {
+                SiteController sc = c.getBean(SiteController.class);
+                assertTrue(FleetRecords.await(Duration.ofSeconds(30), () -> sites.stream().allMatch(site ->
+                        sc.sites().stream().anyMatch(r -> r.site().equals(site) && r.owner() != null
+                                && r.galleryVersion() == bySite.get(site).get(0).getVersion() && r.enrollments() == 15))),
+                        "the fleet's sites with owner and gallery: " + sc.sites());
+                for (String site : sites) {
+                    String owner = (oa.owns(site) ? a : b).getBean(org.privface.recognizer.RecognizerSettings.class).getInstanceId();
+                    assertTrue(sc.sites().stream().anyMatch(r -> r.site().equals(site) && owner.equals(r.owner())), site);
+                }
+                List<SiteController.SiteStats> page = sc.sites(1, 2);
+                assertEquals(2, page.size(), "one page of the sorted rows");
             }
         }
     }

@@ -65,6 +65,10 @@ class SecurityTest {
         expected.add("User:recognizer READ GROUP privface-recognizer");
         expected.add("User:recognizer READ GROUP privface-recognizer.owners");
         expected.add("User:recognizer READ GROUP privface-recognizer.answers");
+        // The fleet's per-site counts, written by each site's owner replica, read by every replica.
+        for (String op : List.of("READ", "WRITE", "DESCRIBE")) {
+            expected.add("User:recognizer " + op + " TOPIC privface.fleet-sites");
+        }
         for (String t : List.of(Topics.RESULTS, Topics.DEAD_LETTER)) {
             expected.add("User:recognizer WRITE TOPIC " + t);
             expected.add("User:recognizer DESCRIBE TOPIC " + t);
