@@ -33,9 +33,9 @@ import org.privface.wire.topics.Topics;
 /**
  * The fleet benchmark (issue 41), against the real test broker, replicas as Micronaut contexts in
  * this JVM: heap per owned site (retained heap after a full GC, over every site, each held by one
- * replica), the sites a replica fits in a given heap from that, and the fleet-wide retrain time
- * (replicas started on sites with enrollments waiting, until every site has a model) at each
- * replica count. Writes {@code target/fleet-bench.md} and {@code target/fleet-bench.svg}.
+ * replica, measured around the arrival of every site's enrollments), the sites a replica fits in
+ * a given heap from that, and the fleet-wide retrain time (from every site's enrollments sent at
+ * once, to every site with a model) at each replica count. Writes {@code target/fleet-bench.md} and {@code target/fleet-bench.svg}.
  *
  * <p>Replicas in one JVM share its cores, so the retrain time here says nothing about scaling
  * across machines; run one replica per machine (or container with its own CPUs) for that.
@@ -57,24 +57,6 @@ class FleetBenchmark {
     @Test
     void heapPerSiteAndFleetRetrainTime(@TempDir Path dir) throws Exception {
         String run = UUID.randomUUID().toString().substring(0, 6);
-        List<String> sites = new ArrayList<>();
-        for (int s = 0; s < SITES; s++) {
-            sites.add("fb" + run + "-" + s);
-        }
-        Instant t = Instant.now();
-        FleetRecords.createTopics(sites);
-        log("created the topics of %d sites in %s", SITES, Duration.between(t, Instant.now()));
-        try (KafkaProducer<String, byte[]> p = new KafkaProducer<>(FleetRecords.client(), new StringSerializer(),
-                new ByteArraySerializer())) {
-            SplittableRandom r = new SplittableRandom(41);
-            for (String site : sites) {
-                for (int i = 0; i < ENROLLMENTS; i++) {
-                    PerturbedFace f = enrollment(site, site + "-" + i, i % PEOPLE, r);
-                    p.send(new ProducerRecord<>(Topics.enrollment(site), "p" + (i % PEOPLE), FaceRecords.encode(f)));
-                }
-            }
-            p.flush();
-        }
         Path key = FleetRecords.signingKey(dir);
         long idle = idleReplicaHeap(key, run);
         log("an idle replica retains %.1f MiB", idle / 1048576.0);
@@ -83,27 +65,39 @@ class FleetBenchmark {
         Map<Integer, Double> seconds = new HashMap<>();
         for (String rs : REPLICAS.split(",")) {
             int replicas = Integer.parseInt(rs.trim());
+            // Sites of their own per run, so each run's replicas start on empty topics.
+            String prefix = "fb" + run + "r" + replicas + "-";
+            List<String> sites = new ArrayList<>();
+            for (int s = 0; s < SITES; s++) {
+                sites.add(prefix + s);
+            }
+            Instant t = Instant.now();
+            FleetRecords.createTopics(sites);
+            log("created the topics of %d sites in %s", SITES, Duration.between(t, Instant.now()));
             String group = "bench-" + run + "-" + replicas;
-            long before = usedAfterGc();
             List<ApplicationContext> fleet = new ArrayList<>();
-            long t0 = System.nanoTime();
             try {
                 for (int i = 0; i < replicas; i++) {
-                    fleet.add(FleetRecords.replica("bench-" + i, group, "fb" + run + "-[0-9]+", key, Map.of(
+                    fleet.add(FleetRecords.replica("bench-" + i, group, prefix + "[0-9]+", key, Map.of(
                             "recognizer.min-enrollments", String.valueOf(ENROLLMENTS),
                             "recognizer.validation-every", "0",
                             "recognizer.quiet-period", "200ms")));
                 }
+                List<SiteOwnership> owners = fleet.stream().map(c -> c.getBean(SiteOwnership.class)).toList();
+                assertTrue(FleetRecords.await(Duration.ofMinutes(10), () -> sites.stream().allMatch(s ->
+                        owners.stream().anyMatch(o -> o.ready(s)))), "every site owned and replayed");
+                long before = usedAfterGc();
+                long t0 = System.nanoTime();
+                produce(sites);
                 List<ModelRegistry> registries = fleet.stream().map(c -> c.getBean(ModelRegistry.class)).toList();
                 assertTrue(FleetRecords.await(Duration.ofMinutes(60), () -> sites.stream().allMatch(s ->
                         registries.stream().anyMatch(reg -> reg.models().keySet().stream().anyMatch(k -> k.site().equals(s))))),
                         "every site trained");
                 double secs = (System.nanoTime() - t0) / 1e9;
                 seconds.put(replicas, secs);
-                long used = usedAfterGc() - before;
-                long perSite = Math.max(0, (used - replicas * idle) / SITES);
+                long perSite = Math.max(0, (usedAfterGc() - before) / SITES);
                 long fit = perSite == 0 ? -1 : (HEAP - idle) / perSite;
-                List<Integer> owned = fleet.stream().map(c -> c.getBean(SiteOwnership.class).sites().size()).toList();
+                List<Integer> owned = owners.stream().map(o -> o.sites().size()).toList();
                 log("%d replicas (owning %s): every site trained in %.1f s; %.1f KiB retained per site", replicas, owned,
                         secs, perSite / 1024.0);
                 table.append(String.format("| %d | %d | %d | %d | %.1f | %.1f | %d |%n", replicas, SITES, ENROLLMENTS, DIM,
@@ -120,6 +114,21 @@ class FleetBenchmark {
         Files.writeString(Path.of("target", "fleet-bench.md"), table.toString());
         Files.writeString(Path.of("target", "fleet-bench.svg"), chart(seconds));
         log("%s", table);
+    }
+
+    /** Every site's enrollments, all at once: the fleet-wide (re)training starts here. */
+    private static void produce(List<String> sites) {
+        try (KafkaProducer<String, byte[]> p = new KafkaProducer<>(FleetRecords.client(), new StringSerializer(),
+                new ByteArraySerializer())) {
+            SplittableRandom r = new SplittableRandom(41);
+            for (String site : sites) {
+                for (int i = 0; i < ENROLLMENTS; i++) {
+                    PerturbedFace f = enrollment(site, site + "-" + i, i % PEOPLE, r);
+                    p.send(new ProducerRecord<>(Topics.enrollment(site), "p" + (i % PEOPLE), FaceRecords.encode(f)));
+                }
+            }
+            p.flush();
+        }
     }
 
     /** Heap retained by one replica that owns nothing (its pattern matches no site). */
