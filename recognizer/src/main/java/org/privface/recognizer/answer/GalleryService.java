@@ -3,7 +3,6 @@ package org.privface.recognizer.answer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the enrollment releases of the sites this replica owns (as the enrollment reader hands
- * them over), and once a site is replayed ({@link SiteOwnership#ready}) and its enrollments are
+ * Follows the arrival of the enrollment releases of the sites this replica owns (the releases
+ * themselves stay in the {@link org.privface.recognizer.model.ModelRegistry}), and once a site is replayed ({@link SiteOwnership#ready}) and its enrollments are
  * quiet, builds its gallery ({@link GalleryBuilder}) and publishes it signed
  * ({@link GalleryPublisher}). Only the owner publishes. Versions come from the ownership: above
  * every version on the site's gallery topic (which the owner reads back) and at least the owner's
@@ -42,7 +41,8 @@ public class GalleryService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GalleryService.class);
 
     private final AnswerSettings settings;
-    private final Map<String, List<PerturbedFace>> enrollments = new ConcurrentHashMap<>();
+    /** The releases themselves are the registry's (one copy per replica, of its own sites only). */
+    private final org.privface.recognizer.model.ModelRegistry registry;
     private final Map<String, Long> lastArrival = new ConcurrentHashMap<>();
     private final Map<String, FaceGallery> published = new ConcurrentHashMap<>();
     private final GalleryPublisher publisher;
@@ -51,8 +51,10 @@ public class GalleryService implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final SiteOwnership ownership;
 
-    public GalleryService(AnswerSettings settings, KafkaClientProperties kafka, SiteOwnership ownership) throws IOException {
+    public GalleryService(AnswerSettings settings, KafkaClientProperties kafka, SiteOwnership ownership,
+                          org.privface.recognizer.model.ModelRegistry registry) throws IOException {
         this.settings = settings;
+        this.registry = registry;
         this.ownership = ownership;
         ownership.listen(site -> { }, this::forget);
         if (settings.getSigningKeyFile() == null) {
@@ -85,7 +87,6 @@ public class GalleryService implements AutoCloseable {
         if (publisher == null) {
             return;
         }
-        enrollments.computeIfAbsent(f.getSiteId(), s -> java.util.Collections.synchronizedList(new ArrayList<>())).add(f);
         lastArrival.put(f.getSiteId(), System.nanoTime());
     }
 
@@ -98,7 +99,6 @@ public class GalleryService implements AutoCloseable {
     /** A site given up: its releases are dropped (its new owner replays them). */
     private void forget(String site) {
         lastArrival.remove(site);
-        enrollments.remove(site);
         published.remove(site);
     }
 
@@ -111,13 +111,9 @@ public class GalleryService implements AutoCloseable {
             }
             lastArrival.remove(site, e.getValue());
             try {
-                List<PerturbedFace> all;
-                List<PerturbedFace> list = enrollments.get(site);
-                if (list == null) {
+                List<PerturbedFace> all = registry.enrollments(site);
+                if (all.isEmpty()) {
                     continue;
-                }
-                synchronized (list) {
-                    all = List.copyOf(list);
                 }
                 Optional<String> space = GalleryBuilder.mainSpace(site, all);
                 if (space.isEmpty()) {

@@ -149,6 +149,17 @@ public class ModelRegistry {
         }
     }
 
+    /** Every enrollment release of a site this replica holds, over its model keys. */
+    public List<PerturbedFace> enrollments(String site) {
+        List<PerturbedFace> out = new ArrayList<>();
+        enrollments.forEach((k, e) -> {
+            if (k.site().equals(site)) {
+                out.addAll(e.all());
+            }
+        });
+        return out;
+    }
+
     /** The sites this replica holds enrollments or models of. */
     public java.util.Set<String> sitesHeld() {
         java.util.Set<String> out = new java.util.TreeSet<>();
@@ -350,6 +361,10 @@ public class ModelRegistry {
 
         synchronized int size() {
             return byEvent.size();
+        }
+
+        synchronized List<PerturbedFace> all() {
+            return List.copyOf(byEvent.values());
         }
 
         synchronized void markTrained(int size) {
