@@ -130,7 +130,7 @@ final class Policies {
                 }
             }
         }
-        for (String shared : List.of("privface.results", "privface.dead-letter")) {
+        for (String shared : List.of("privface.results", "privface.dead-letter", "privface.fleet-sites")) {
             if (KafkaAcls.allowsTopic(user, shared, AclOperation.READ) || KafkaAcls.allowsTopic(user, shared, AclOperation.WRITE)) {
                 out.add(name + ": may use " + shared + ", which carries every site's results");
             }
@@ -171,18 +171,20 @@ final class Policies {
         sites.forEach(site -> galleries.add(topic(site, "gallery")));
         // Each site's erasure topic: the recognizer's completion reports (#43), literally named.
         sites.forEach(site -> galleries.add(topic(site, "erasure")));
-        for (String shared : List.of("privface.results", "privface.dead-letter")) {
+        for (String shared : List.of("privface.results", "privface.dead-letter", "privface.fleet-sites")) {
             if (!KafkaAcls.allowsTopic(user, shared, AclOperation.WRITE)) {
                 out.add(name + ": cannot write " + shared);
             }
         }
-        if (!KafkaAcls.allows(user, "group", groupId, AclOperation.READ)) {
-            out.add(name + ": cannot join its consumer group " + groupId);
+        for (String group : List.of(groupId, groupId + ".owners", groupId + ".answers")) {
+            if (!KafkaAcls.allows(user, "group", group, AclOperation.READ)) {
+                out.add(name + ": cannot join its consumer group " + group);
+            }
         }
         for (AclRule r : KafkaAcls.rules(user)) {
             String target = KafkaAcls.name(r.getResource());
             boolean literal = KafkaAcls.patternType(r.getResource()) == AclResourcePatternType.LITERAL;
-            boolean literalShared = literal && Set.of("privface.results", "privface.dead-letter").contains(target);
+            boolean literalShared = literal && Set.of("privface.results", "privface.dead-letter", "privface.fleet-sites").contains(target);
             boolean literalGallery = literal && galleries.contains(target);
             if (r.getType() != AclRuleType.DENY && "topic".equals(KafkaAcls.type(r.getResource())) && !literalShared
                     && !(literalGallery && WRITE_DESCRIBE.containsAll(KafkaAcls.operations(r)))

@@ -50,6 +50,26 @@ public class RecognizerSettings {
     public int getModelVersionsKept() { return modelVersionsKept; }
     public void setModelVersionsKept(int modelVersionsKept) { this.modelVersionsKept = modelVersionsKept; }
 
+    /** Models trained at once, across the sites this replica owns. */
+    private int trainingThreads = 2;
+    /**
+     * How long the group waits for a silent replica before its sites move (consumer session
+     * timeout of the owners' group; the broker's group.min.session.timeout.ms, 6 s by default, is the floor).
+     */
+    private Duration ownershipSessionTimeout = Duration.ofSeconds(10);
+
+    /**
+     * The site ids this fleet of replicas shares (a regular expression over the site id); every
+     * site by default. Two fleets on one cluster, each with its own group id, split sites this way.
+     */
+    private String sites = "[A-Za-z0-9_-]+";
+
+    public String getSites() { return sites; }
+    public void setSites(String sites) { this.sites = sites; }
+    public int getTrainingThreads() { return trainingThreads; }
+    public void setTrainingThreads(int trainingThreads) { this.trainingThreads = trainingThreads; }
+    public Duration getOwnershipSessionTimeout() { return ownershipSessionTimeout; }
+    public void setOwnershipSessionTimeout(Duration t) { this.ownershipSessionTimeout = t; }
     public String getGroupId() { return groupId; }
     public void setGroupId(String groupId) { this.groupId = groupId; }
     public int getMinEnrollments() { return minEnrollments; }

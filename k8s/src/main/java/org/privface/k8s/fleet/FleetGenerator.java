@@ -428,8 +428,24 @@ public final class FleetGenerator {
                           patternType: literal
                         operations:
                           - Read
+                      # Site ownership (recognizer.group-id + ".owners", members assigned the gallery topics) and
+                      # the answers' committed offsets (+ ".answers"); docs/architecture.md, "Ownership".
+                      - resource:
+                          type: group
+                          name: privface-recognizer.owners
+                          patternType: literal
+                        operations:
+                          - Read
+                      - resource:
+                          type: group
+                          name: privface-recognizer.answers
+                          patternType: literal
+                        operations:
+                          - Read
                 """);
         acls.append(acl("privface.results", "Write")).append(acl("privface.dead-letter", "Write"));
+        acls.append("      # The fleet's per-site counts: each owner replica writes its sites' rows (docs/architecture.md).\n");
+        acls.append(acl("privface.fleet-sites", "Write"));
         acls.append("      # Each site's gallery model (GalleryService), signed; only that site's gateways read it.\n");
         list.sites().forEach(s -> acls.append(acl("privface." + s.id() + ".gallery", "Write")));
         acls.append("      # Each site's erasure topic (recognizer/erase/ErasureService): its completion reports.\n");

@@ -39,6 +39,11 @@ public final class AnswerResults {
         }
     }
 
+    /** Drops a site's tallies (its new owner rebuilds them from the answer topic). */
+    public synchronized void forget(String site) {
+        tallies.values().removeIf(t -> t.site.equals(site));
+    }
+
     /** The result record for one answer. */
     public static RecognitionResult result(FaceAnswer a, Instant now) {
         long keep = a.getMechanism().getKeepNumerator();

@@ -3,7 +3,6 @@ package org.privface.recognizer.answer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +18,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.privface.recognizer.ingest.SiteOwnership;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.FaceGallery;
 import org.privface.wire.avro.PerturbedFace;
@@ -27,28 +27,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps each site's enrollment releases (as the enrollment reader hands them over), and once a
- * site's enrollments are quiet, builds its gallery ({@link GalleryBuilder}) and publishes it
- * signed ({@link GalleryPublisher}). Versions are the build's milliseconds and never go down, so
- * a restarted recognizer's gallery supersedes the last one without reading the topic (it may not:
- * only the site's gateways read galleries).
+ * Follows the arrival of the enrollment releases of the sites this replica owns (the releases
+ * themselves stay in the {@link org.privface.recognizer.model.ModelRegistry}), and once a site is replayed ({@link SiteOwnership#ready}) and its enrollments are
+ * quiet, builds its gallery ({@link GalleryBuilder}) and publishes it signed
+ * ({@link GalleryPublisher}). Only the owner publishes. Versions come from the ownership: above
+ * every version on the site's gallery topic (which the owner reads back) and at least the owner's
+ * epoch·2^32, so they grow across owners and a deposed owner's late gallery stays below its
+ * successor's; no wall clock. A new owner whose replayed enrollments are those of the gallery on
+ * the topic publishes nothing.
  */
 @Singleton
 public class GalleryService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GalleryService.class);
 
     private final AnswerSettings settings;
-    private final Map<String, List<PerturbedFace>> enrollments = new ConcurrentHashMap<>();
+    /** The releases themselves are the registry's (one copy per replica, of its own sites only). */
+    private final org.privface.recognizer.model.ModelRegistry registry;
     private final Map<String, Long> lastArrival = new ConcurrentHashMap<>();
     private final Map<String, FaceGallery> published = new ConcurrentHashMap<>();
     private final GalleryPublisher publisher;
     private final Optional<PublicStrangers> strangers;
     private final KafkaProducer<String, byte[]> producer;
     private final ScheduledExecutorService timer;
-    private long lastVersion;
+    private final SiteOwnership ownership;
 
-    public GalleryService(AnswerSettings settings, KafkaClientProperties kafka) throws IOException {
+    public GalleryService(AnswerSettings settings, KafkaClientProperties kafka, SiteOwnership ownership,
+                          org.privface.recognizer.model.ModelRegistry registry) throws IOException {
         this.settings = settings;
+        this.registry = registry;
+        this.ownership = ownership;
+        ownership.listen(site -> { }, this::forget);
         if (settings.getSigningKeyFile() == null) {
             LOG.info("recognizer.answer.signing-key-file unset: no gallery models are published");
             publisher = null;
@@ -76,75 +84,31 @@ public class GalleryService implements AutoCloseable {
 
     /** One validated, new enrollment record. */
     public void add(PerturbedFace f) {
-        add(f, null, Instant.now());
-    }
-
-    /** One validated, new enrollment record, with its record key (wire/erasure/PersonKeys) and write time. */
-    public void add(PerturbedFace f, String key, Instant written) {
         if (publisher == null) {
             return;
-        }
-        List<PerturbedFace> list = enrollments.computeIfAbsent(f.getSiteId(),
-                s -> java.util.Collections.synchronizedList(new ArrayList<>()));
-        synchronized (list) {
-            // Only person keys name one release; older records' keys (a camera id) are shared by many.
-            if (key != null && org.privface.wire.erasure.PersonKeys.pseudonymOf(key).isPresent()) {
-                Map<String, Keyed> k = keyed.computeIfAbsent(f.getSiteId(), s -> new ConcurrentHashMap<>());
-                // A newer record under the same key (a new form of that release) replaces the old one.
-                k.entrySet().removeIf(e -> {
-                    if (e.getValue().key().equals(key)) {
-                        list.removeIf(x -> x.getEventId().equals(e.getKey()));
-                        return true;
-                    }
-                    return false;
-                });
-                k.put(f.getEventId(), new Keyed(key, written));
-            }
-            list.add(f);
         }
         lastArrival.put(f.getSiteId(), System.nanoTime());
     }
 
-    /** Where a gallery enrollment came from: its record key and write time. */
-    private record Keyed(String key, Instant written) {
-    }
-
-    private final Map<String, Map<String, Keyed>> keyed = new ConcurrentHashMap<>();
     /** Sites whose gallery must be rebuilt or withdrawn because a person was erased. */
     private final java.util.Set<String> erased = ConcurrentHashMap.newKeySet();
+    /** Sites whose last published gallery predates an erasure there (it may name the erased person). */
+    private final java.util.Set<String> unbuilt = ConcurrentHashMap.newKeySet();
+    private final java.util.Set<String> building = ConcurrentHashMap.newKeySet();
 
     /**
-     * Drops the enrollments of records whose key matches and were written no later than
-     * {@code before} (a tombstone's key, or every key of an erased person), and rebuilds the site's
-     * gallery at the next check without them; with nobody left, the gallery is withdrawn by a
-     * tombstone on the compacted gallery topic. Returns the enrollments dropped.
+     * Enrollments of the site were erased from the registry (a tombstone, or every record of an erased
+     * person): the owner rebuilds the site's gallery at the next check without them, without waiting for
+     * the quiet period; with nobody left, the gallery is withdrawn by a tombstone on the compacted
+     * gallery topic. A replica that does not own the site holds no gallery of it and does nothing.
      */
-    public int remove(String site, java.util.function.Predicate<String> key, Instant before) {
-        List<PerturbedFace> list = enrollments.get(site);
-        Map<String, Keyed> k = keyed.get(site);
-        if (publisher == null || list == null || k == null) {
-            return 0;
+    public void erased(String site) {
+        if (publisher == null || !ownership.owns(site)) {
+            return;
         }
-        int n;
-        synchronized (list) {
-            int was = list.size();
-            list.removeIf(f -> {
-                Keyed w = k.get(f.getEventId());
-                boolean gone = w != null && key.test(w.key()) && !w.written().isAfter(before);
-                if (gone) {
-                    k.remove(f.getEventId());
-                }
-                return gone;
-            });
-            n = was - list.size();
-        }
-        if (n > 0) {
-            lastErasure.put(site, System.currentTimeMillis());
-            erased.add(site);
-            // due at the next check, without waiting for the quiet period
-            lastArrival.put(site, System.nanoTime() - settings.getQuietPeriod().toNanos() - 1);
-        }
-        return n;
+        unbuilt.add(site);
+        erased.add(site);
+        lastArrival.put(site, System.nanoTime() - settings.getQuietPeriod().toNanos() - 1);
     }
 
     /** Waits until an erasure's rebuild (or withdrawal) of the site's gallery has run; false on timeout. */
@@ -159,8 +123,6 @@ public class GalleryService implements AutoCloseable {
         return true;
     }
 
-    private final java.util.Set<String> building = ConcurrentHashMap.newKeySet();
-
     /** Whether the site's last published gallery still names any of {@code labels}. */
     public boolean names(String site, java.util.Collection<String> labels) {
         FaceGallery g = published.get(site);
@@ -172,31 +134,41 @@ public class GalleryService implements AutoCloseable {
         producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(org.privface.wire.topics.Topics.gallery(site),
                 site, null)).get();
         published.remove(site);
+        unbuilt.remove(site);
         LOG.info("site {}: gallery withdrawn (tombstone): no enrolled person left to build one from", site);
     }
 
-    /** The last gallery published for a site (its labels name the answers' outputs). */
+    /** The newest gallery of a site this replica owns, as published (its labels name the answers' outputs). */
     public Optional<FaceGallery> gallery(String site) {
-        return Optional.ofNullable(published.get(site));
+        Optional<FaceGallery> onTopic = ownership.lastGallery(site);
+        return onTopic.isPresent() ? onTopic : Optional.ofNullable(published.get(site));
+    }
+
+    /** A site given up: its releases are dropped (its new owner replays them). */
+    private void forget(String site) {
+        lastArrival.remove(site);
+        published.remove(site);
     }
 
     private void buildDue() {
         long quiet = settings.getQuietPeriod().toNanos();
         for (Map.Entry<String, Long> e : Map.copyOf(lastArrival).entrySet()) {
-            if (System.nanoTime() - e.getValue() < quiet) {
-                continue;
-            }
             String site = e.getKey();
+            if (System.nanoTime() - e.getValue() < quiet || !ownership.ready(site)) {
+                continue; // not quiet yet, or still replaying: a partial gallery must not supersede a whole one
+            }
             lastArrival.remove(site, e.getValue());
             try {
-                List<PerturbedFace> all;
-                List<PerturbedFace> list = enrollments.get(site);
-                synchronized (list) {
-                    all = List.copyOf(list);
-                }
-                Optional<String> space = GalleryBuilder.mainSpace(site, all);
                 building.add(site);
                 boolean afterErasure = erased.remove(site);
+                List<PerturbedFace> all = registry.enrollments(site);
+                if (all.isEmpty()) {
+                    if (afterErasure) {
+                        withdraw(site);
+                    }
+                    continue;
+                }
+                Optional<String> space = GalleryBuilder.mainSpace(site, all);
                 if (space.isEmpty()) {
                     if (afterErasure) {
                         withdraw(site);
@@ -209,14 +181,29 @@ public class GalleryService implements AutoCloseable {
                     LOG.warn("site {}: the public strangers are in {}, the enrollments in {}: closed-set gallery", site,
                             strangers.get().basisId(), space.get());
                 }
-                long version;
-                synchronized (this) {
-                    version = lastVersion = Math.max(lastVersion + 1, System.currentTimeMillis());
+                Optional<FaceGallery> last = ownership.lastGallery(site);
+                if (last.isPresent() && last.get().getEnrollmentReleases() == all.size()
+                        && published.get(site) == null) {
+                    // A new owner that replayed what the current gallery was built from: nothing to publish.
+                    published.put(site, last.get());
+                    LOG.info("site {}: gallery {} on the topic covers the {} replayed releases; kept", site,
+                            last.get().getVersion(), all.size());
+                    continue;
                 }
+                java.util.OptionalLong next = ownership.nextGalleryVersion(site);
+                if (next.isEmpty()) {
+                    continue; // given up meanwhile
+                }
+                long version = next.getAsLong();
                 FaceGallery g = GalleryBuilder.build(site, version, space.get(), all, s, settings.getEpsilon(),
                         settings.getReleasedRate(), settings.getCalibrationBound(), Instant.now());
+                if (!ownership.owns(site)) {
+                    continue;
+                }
                 publisher.publish(producer, g);
                 published.put(site, g);
+                unbuilt.remove(site);
+                ownership.published(g);
                 LOG.info("site {}: gallery {} published, {} people from {} enrollment releases, threshold {}", site,
                         version, g.getLabels().size(), g.getEnrollmentReleases(), g.getThreshold());
             } catch (InterruptedException ex) {
@@ -224,7 +211,7 @@ public class GalleryService implements AutoCloseable {
                 return;
             } catch (Exception ex) {
                 LOG.error("site {}: gallery not published: {}", site, ex.toString());
-                if (erasedUnbuilt(site)) {
+                if (unbuilt.contains(site)) {
                     try {
                         withdraw(site); // an erasure's rebuild failed: no gallery beats one naming the erased person
                     } catch (Exception again) {
@@ -236,14 +223,6 @@ public class GalleryService implements AutoCloseable {
             }
         }
     }
-
-    /** Whether the last published gallery predates an erasure at the site (it may name the erased person). */
-    private boolean erasedUnbuilt(String site) {
-        return lastErasure.getOrDefault(site, 0L) > published.getOrDefault(site, EMPTY).getVersion();
-    }
-
-    private static final FaceGallery EMPTY = new FaceGallery();
-    private final Map<String, Long> lastErasure = new ConcurrentHashMap<>();
 
     @PreDestroy
     @Override

@@ -217,8 +217,11 @@ public class ErasureService implements ApplicationEventListener<ServerStartupEve
         }
         try {
             ModelRegistry.Erased er = registry.erase(c.site(), c.person(), issued);
-            String pseudo = c.person() + ".";
-            int gallery = galleries.remove(c.site(), k -> k.startsWith(pseudo), issued);
+            // The gallery is built from the registry's enrollments, so it loses what the registry lost.
+            int gallery = er.records();
+            if (gallery > 0) {
+                galleries.erased(c.site());
+            }
             boolean rebuilt = galleries.awaitRebuilt(c.site(), settings.getGalleryWait());
             boolean named = galleries.names(c.site(), er.labels());
             Map<String, String> counts = new LinkedHashMap<>();

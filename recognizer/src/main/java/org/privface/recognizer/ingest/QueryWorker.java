@@ -3,7 +3,6 @@ package org.privface.recognizer.ingest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +15,6 @@ import java.util.concurrent.Future;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -41,8 +39,11 @@ import org.privface.wire.avro.RecognitionResult;
 import org.privface.wire.topics.Topics;
 
 /**
- * Answers query records of every site. Replicas share partitions through one consumer group.
- * Offsets are committed only after the results (or dead letters) are acknowledged. A partition
+ * Answers the query records of the sites this replica owns ({@link SiteOwnership}): their
+ * partitions are assigned to it whole, and progress is committed to the group
+ * {@code recognizer.group-id} (offsets only: the group has no members, ownership decides who
+ * reads), so a new owner starts where the old one stopped. Offsets are committed only after the
+ * results (or dead letters) are acknowledged. A partition
  * whose model does not exist yet is rewound and paused, so its queries wait instead of being
  * dropped.
  */
@@ -64,11 +65,11 @@ public class QueryWorker extends PollingWorker {
         }
     };
 
-    private final PartitionOwnership ownership;
+    private final SiteOwnership ownership;
 
     public QueryWorker(KafkaClientProperties kafka, RecognizerSettings settings,
                        ModelRegistry registry, RecognizerOutput output, MeterRegistry metrics,
-                       PartitionOwnership ownership) {
+                       SiteOwnership ownership) {
         super("query-worker");
         this.kafka = kafka;
         this.settings = settings;
@@ -85,29 +86,21 @@ public class QueryWorker extends PollingWorker {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, settings.getMaxBatch());
-        p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 5_000);
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         Map<TopicPartition, Long> pausedUntil = new HashMap<>();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
                 new ByteArrayDeserializer())) {
             register(consumer);
-            consumer.subscribe(Topics.ALL_QUERY, new ConsumerRebalanceListener() {
-                @Override
-                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    partitions.forEach(pausedUntil::remove);
-                    ownership.revoked(partitions);
-                }
-
-                @Override
-                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                    ownership.assigned(partitions);
-                }
-
-                @Override
-                public void onPartitionsLost(Collection<TopicPartition> partitions) {
-                    onPartitionsRevoked(partitions);
-                }
-            });
+            OwnedPartitions follow = new OwnedPartitions(ownership, "query-worker", Topics::query);
+            try {
             while (running()) {
+                // The batch before was committed: let go of revoked sites, take on acquired ones.
+                OwnedPartitions.Change change = follow.sync(consumer);
+                change.removed().forEach(pausedUntil::remove);
+                if (follow.assigned().isEmpty()) {
+                    Thread.sleep(200);
+                    continue;
+                }
                 resumeDue(consumer, pausedUntil);
                 ConsumerRecords<String, byte[]> batch = consumer.poll(Duration.ofMillis(200));
                 if (batch.isEmpty()) {
@@ -144,6 +137,9 @@ public class QueryWorker extends PollingWorker {
                 if (!commit.isEmpty()) {
                     consumer.commitSync(commit);
                 }
+            }
+            } finally {
+                follow.clear();
             }
         } catch (WakeupException e) {
             // stop() asked us to leave poll().

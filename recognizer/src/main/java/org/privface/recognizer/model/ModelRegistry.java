@@ -23,9 +23,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Enrollments per model key, and the models trained on them. Training runs on one background
- * thread, so exactly one trainer exists per model in this process; a model is retrained once
- * enrollments stop arriving for the quiet period.
+ * Enrollments per model key of the sites this replica owns, and the models trained on them. A
+ * scheduler thread finds the models due and hands them to a bounded pool
+ * ({@code recognizer.training-threads}), one run per model at a time, so the sites a replica owns
+ * train in parallel; a model is retrained once enrollments stop arriving for the quiet period.
+ * Only the owner of a site trains it, and only once it has replayed the site
+ * ({@link org.privface.recognizer.ingest.SiteOwnership#ready}); a site given up is dropped.
  */
 @Singleton
 public class ModelRegistry {
@@ -36,14 +39,16 @@ public class ModelRegistry {
     private final Map<ModelKey, Enrollments> enrollments = new ConcurrentHashMap<>();
     private final Map<ModelKey, TrainedModel> models = new ConcurrentHashMap<>();
     private final ScheduledExecutorService trainer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "model-trainer");
+        Thread t = new Thread(r, "model-scheduler");
         t.setDaemon(true);
         return t;
     });
+    private final java.util.concurrent.ExecutorService pool;
+    private final java.util.Set<ModelKey> inFlight = ConcurrentHashMap.newKeySet();
     private final MlpOptions options;
     private final ModelStore store;
     private final StrangerReleases strangers;
-    private volatile TrainingStatus training;
+    private final Map<ModelKey, TrainingStatus> training = new ConcurrentHashMap<>();
 
     /** A training run in progress: which model, how far, and its latest mean loss. */
     public record TrainingStatus(String model, int enrollments, int epoch, int epochs, float loss, Instant startedAt) {
@@ -52,17 +57,24 @@ public class ModelRegistry {
     private final java.util.function.Predicate<String> trainsSite;
 
     /**
-     * @param ownership which sites this replica trains for. Without a shared model directory every
-     *                  replica trains for itself.
+     * @param ownership which sites this replica owns: it holds, trains and serves those only,
+     *                  loading a site's stored versions when it acquires the site.
      */
     @jakarta.inject.Inject
     public ModelRegistry(RecognizerSettings settings, MeterRegistry metrics,
-                         org.privface.recognizer.ingest.PartitionOwnership ownership) throws java.io.IOException {
-        this(settings, metrics, settings.getModelDir() == null ? site -> true : ownership::trains);
+                         org.privface.recognizer.ingest.SiteOwnership ownership) throws java.io.IOException {
+        this(settings, metrics, ownership::ready, false);
+        ownership.listen(this::loadStored, this::forget);
     }
 
+    /** Trains the sites {@code trainsSite} accepts, and serves every stored version at once. */
     ModelRegistry(RecognizerSettings settings, MeterRegistry metrics, java.util.function.Predicate<String> trainsSite)
             throws java.io.IOException {
+        this(settings, metrics, trainsSite, true);
+    }
+
+    private ModelRegistry(RecognizerSettings settings, MeterRegistry metrics, java.util.function.Predicate<String> trainsSite,
+                          boolean loadAll) throws java.io.IOException {
         this.trainsSite = trainsSite;
         this.settings = settings;
         this.metrics = metrics;
@@ -78,7 +90,14 @@ public class ModelRegistry {
             LOG.info("{} public stranger releases from {}", strangers.size(), settings.getStrangersFile());
         }
         this.store = settings.getModelDir() == null ? null : new ModelStore(settings.getModelDir(), settings.getInstanceId());
-        if (store != null) {
+        int threads = Math.max(1, settings.getTrainingThreads());
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        this.pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "model-trainer-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        if (store != null && loadAll) {
             for (TrainedModel m : store.loadLatest()) {
                 models.put(m.key(), m);
                 // Enrollments replay from the topics; retrain only if they differ from what this model saw.
@@ -89,10 +108,64 @@ public class ModelRegistry {
         }
         metrics.gauge("privface.recognizer.models", models, Map::size);
         trainer.scheduleWithFixedDelay(this::trainDue, 200, 200, TimeUnit.MILLISECONDS);
-        if (store != null) {
-            // Replicas that do not train pick up what the trainer stored.
-            trainer.scheduleWithFixedDelay(this::refreshFromStore, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /**
+     * A site acquired: serve the newest stored version of each of its models at once (queries
+     * need not wait for a retraining), retrained only if the replayed enrollments differ.
+     */
+    private void loadStored(String site) {
+        if (store == null) {
+            return;
         }
+        try {
+            for (Map.Entry<ModelKey, String> latest : store.latestVersions().entrySet()) {
+                if (!latest.getKey().site().equals(site)) {
+                    continue;
+                }
+                TrainedModel m = store.load(latest.getKey(), latest.getValue());
+                TrainedModel old = models.put(m.key(), m);
+                enrollments.computeIfAbsent(m.key(), k -> new Enrollments()).markTrained(m.trainingSize());
+                LOG.info("site {}: serving stored {} of {}", site, m.version(), m.key());
+                if (old != null) {
+                    trainer.schedule(old.mlp()::close, 30, TimeUnit.SECONDS);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("site {}: could not load stored models from {}: {}", site, settings.getModelDir(), e.toString());
+        }
+    }
+
+    /** A site given up: its enrollments and models are dropped (its new owner holds them). */
+    private void forget(String site) {
+        enrollments.keySet().removeIf(k -> k.site().equals(site));
+        for (var it = models.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (e.getKey().site().equals(site)) {
+                it.remove();
+                TrainedModel m = e.getValue();
+                trainer.schedule(m.mlp()::close, 30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Every enrollment release of a site this replica holds, over its model keys. */
+    public List<PerturbedFace> enrollments(String site) {
+        List<PerturbedFace> out = new ArrayList<>();
+        enrollments.forEach((k, e) -> {
+            if (k.site().equals(site)) {
+                out.addAll(e.all());
+            }
+        });
+        return out;
+    }
+
+    /** The sites this replica holds enrollments or models of. */
+    public java.util.Set<String> sitesHeld() {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        enrollments.keySet().forEach(k -> out.add(k.site()));
+        models.keySet().forEach(k -> out.add(k.site()));
+        return out;
     }
 
     /** Adds one validated enrollment; a repeated event id is ignored. Returns false for duplicates. */
@@ -225,9 +298,14 @@ public class ModelRegistry {
         return true;
     }
 
-    /** The training run in progress, if any. */
+    /** A training run in progress, if any (the oldest). */
     public Optional<TrainingStatus> training() {
-        return Optional.ofNullable(training);
+        return training.values().stream().min(java.util.Comparator.comparing(TrainingStatus::startedAt));
+    }
+
+    /** Every training run in progress. */
+    public List<TrainingStatus> trainings() {
+        return List.copyOf(training.values());
     }
 
     /** Stored versions of a model, newest first (empty without a model directory). */
@@ -240,27 +318,6 @@ public class ModelRegistry {
         return e == null ? 0 : e.size();
     }
 
-    private void refreshFromStore() {
-        try {
-            for (Map.Entry<ModelKey, String> latest : store.latestVersions().entrySet()) {
-                ModelKey key = latest.getKey();
-                TrainedModel have = models.get(key);
-                if (trainsSite.test(key.site()) || (have != null && have.version().compareTo(latest.getValue()) >= 0)) {
-                    continue;
-                }
-                TrainedModel m = store.load(key, latest.getValue());
-                models.put(key, m);
-                enrollments.computeIfAbsent(key, k -> new Enrollments()).markTrained(m.trainingSize());
-                LOG.info("serving {} of {} trained by another replica", m.version(), key);
-                if (have != null) {
-                    trainer.schedule(have.mlp()::close, 30, TimeUnit.SECONDS);
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            LOG.warn("could not refresh models from {}: {}", settings.getModelDir(), e.toString());
-        }
-    }
-
     private void trainDue() {
         Instant now = Instant.now();
         for (Map.Entry<ModelKey, Enrollments> entry : enrollments.entrySet()) {
@@ -268,13 +325,21 @@ public class ModelRegistry {
                 continue;
             }
             Enrollments e = entry.getValue();
-            if (e.due(now, settings.getQuietPeriod(), settings.getMinEnrollments(), settings.getRetrainAfter(),
-                    settings.getRetrainInterval())) {
-                try {
-                    train(entry.getKey(), e);
-                } catch (RuntimeException ex) {
-                    LOG.error("training {} failed: {}", entry.getKey(), ex.toString());
-                }
+            ModelKey key = entry.getKey();
+            if (!inFlight.contains(key) && e.due(now, settings.getQuietPeriod(), settings.getMinEnrollments(),
+                    settings.getRetrainAfter(), settings.getRetrainInterval()) && inFlight.add(key)) {
+                pool.execute(() -> {
+                    try {
+                        // Still this replica's, and still the same training set.
+                        if (trainsSite.test(key.site()) && enrollments.get(key) == e) {
+                            train(key, e);
+                        }
+                    } catch (RuntimeException ex) {
+                        LOG.error("training {} failed: {}", key, ex.toString());
+                    } finally {
+                        inFlight.remove(key);
+                    }
+                });
             }
         }
     }
@@ -285,14 +350,15 @@ public class ModelRegistry {
             return;
         }
         Timer.Sample t = Timer.start(metrics);
-        training = new TrainingStatus(key.toString(), snap.x().length, 0, options.epochs(), Float.NaN, Instant.now());
+        Instant started = Instant.now();
+        training.put(key, new TrainingStatus(key.toString(), snap.x().length, 0, options.epochs(), Float.NaN, started));
         MlpModel mlp;
         try {
             mlp = new MlpTrainer().train(snap.x(), snap.y(), snap.labels().size(), options,
-                    (epoch, loss) -> training = new TrainingStatus(key.toString(), snap.x().length, epoch,
-                            options.epochs(), loss, training.startedAt()));
+                    (epoch, loss) -> training.put(key, new TrainingStatus(key.toString(), snap.x().length, epoch,
+                            options.epochs(), loss, started)));
         } finally {
-            training = null;
+            training.remove(key);
         }
         int[] fitted = mlp.predict(snap.x());
         int correct = 0;
@@ -327,6 +393,11 @@ public class ModelRegistry {
             } catch (java.io.IOException ex) {
                 LOG.error("could not persist model {} of {}: {}", version, key, ex.toString());
             }
+        }
+        if (!trainsSite.test(key.site()) || enrollments.get(key) != e) {
+            // Given up while training: the new owner trains it; this version is not served here.
+            trainer.schedule(m.mlp()::close, 30, TimeUnit.SECONDS);
+            return;
         }
         TrainedModel old = models.put(key, m);
         LOG.info("trained {} as {} on {} enrollments of {} people, serving {} (held-out accuracy MLP {}, nearest mean {},"
@@ -382,6 +453,7 @@ public class ModelRegistry {
     @PreDestroy
     void close() {
         trainer.shutdownNow();
+        pool.shutdownNow();
         models.values().forEach(m -> m.mlp().close());
     }
 
@@ -449,6 +521,10 @@ public class ModelRegistry {
 
         synchronized int size() {
             return byEvent.size();
+        }
+
+        synchronized List<PerturbedFace> all() {
+            return List.copyOf(byEvent.values());
         }
 
         synchronized void markTrained(int size) {

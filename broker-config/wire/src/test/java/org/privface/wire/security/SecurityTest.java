@@ -52,8 +52,10 @@ class SecurityTest {
                 expected.add("User:recognizer READ TOPIC " + t);
                 expected.add("User:recognizer DESCRIBE TOPIC " + t);
             }
-            // The gallery: written by the recognizer, read by the site's gateways only.
+            // The gallery: written by the recognizer, read by the site's gateways and by the
+            // recognizer's owner of the site (the versions on it; issue 41).
             expected.add("User:recognizer WRITE TOPIC " + Topics.gallery(site));
+            expected.add("User:recognizer READ TOPIC " + Topics.gallery(site));
             expected.add("User:recognizer DESCRIBE TOPIC " + Topics.gallery(site));
             expected.add("User:operator WRITE TOPIC " + Topics.control(site));
             expected.add("User:operator DESCRIBE TOPIC " + Topics.control(site));
@@ -67,6 +69,12 @@ class SecurityTest {
             }
         }
         expected.add("User:recognizer READ GROUP privface-recognizer");
+        expected.add("User:recognizer READ GROUP privface-recognizer.owners");
+        expected.add("User:recognizer READ GROUP privface-recognizer.answers");
+        // The fleet's per-site counts, written by each site's owner replica, read by every replica.
+        for (String op : List.of("READ", "WRITE", "DESCRIBE")) {
+            expected.add("User:recognizer " + op + " TOPIC privface.fleet-sites");
+        }
         for (String t : List.of(Topics.RESULTS, Topics.DEAD_LETTER)) {
             expected.add("User:recognizer WRITE TOPIC " + t);
             expected.add("User:recognizer DESCRIBE TOPIC " + t);
