@@ -1,6 +1,6 @@
 package org.privface.evaluation;
 
-import static org.privface.evaluation.DeepFrontierEvaluation.fmt;
+import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.DeepFrontierEvaluation.releaseAll;
 import static org.privface.evaluation.DeepFrontierEvaluation.seeded;
 
@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
 import java.util.function.Function;
 
 import org.knowm.xchart.style.Styler;
-import org.privface.privacy.answer.ExactDraws;
+import org.privface.privacy.ExactDraws;
 import org.privface.privacy.answer.Gallery;
 import org.privface.privacy.answer.RandomizedResponse;
 import org.privface.privacy.embedding.EmbeddingBasis;

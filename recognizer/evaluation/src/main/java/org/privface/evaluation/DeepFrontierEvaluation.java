@@ -1,12 +1,12 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import org.knowm.xchart.style.Styler;
+import org.privface.privacy.SeededRandom;
 import org.privface.privacy.embedding.EmbeddingBasis;
 import org.privface.privacy.embedding.EmbeddingMechanism;
 import org.privface.privacy.embedding.EmbeddingMechanism.Noise;
@@ -288,13 +289,7 @@ public final class DeepFrontierEvaluation {
     }
 
     static SecureRandom seeded(String set, String family, double eps, int seed) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed((set + "/" + family + "/" + eps + "/" + seed).getBytes(StandardCharsets.UTF_8));
-            return r;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return SeededRandom.of((set + "/" + family + "/" + eps + "/" + seed).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Weighted F1 of the nearest class mean (cosine) on the released vectors. */
@@ -518,7 +513,4 @@ public final class DeepFrontierEvaluation {
         return rows;
     }
 
-    static String fmt(double v) {
-        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
-    }
 }

@@ -1,7 +1,7 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.DeepFrontierEvaluation.floats;
-import static org.privface.evaluation.DeepFrontierEvaluation.fmt;
 import static org.privface.evaluation.DeepFrontierEvaluation.seeded;
 
 import java.awt.Color;

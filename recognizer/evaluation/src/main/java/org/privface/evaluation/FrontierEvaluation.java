@@ -1,5 +1,6 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.FrontierClassifiers.classMeans;
 import static org.privface.evaluation.FrontierClassifiers.clip;
 import static org.privface.evaluation.FrontierClassifiers.fisherDirections;
@@ -42,6 +43,7 @@ import org.privface.evaluation.FrontierFamilies.Noise;
 import org.privface.evaluation.FrontierFamilies.Space;
 import org.privface.privacy.EigenBasis;
 import org.privface.privacy.SecureLaplace;
+import org.privface.privacy.SeededRandom;
 import org.privface.privacy.gdp.MuGdp;
 import org.privface.privacy.gdp.SecureGaussian;
 import org.privface.recognizer.model.MlpModel;
@@ -143,7 +145,7 @@ public final class FrontierEvaluation {
     static void run(String[] args) throws Exception {
         Map<String, String> opt = EvalOptions.parse(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
                 .orElse("../shared/datasets"), "--out", "docs/results", "--seeds", "5", "--sets", "lfw5,orl",
-                "--eps", Arrays.stream(EPSILONS).mapToObj(FrontierEvaluation::fmt).collect(Collectors.joining(",")),
+                "--eps", Arrays.stream(EPSILONS).mapToObj(Figures::fmt).collect(Collectors.joining(",")),
                 "--mlp-eps", "5,20,100", "--mlp-epochs", "60"), args);
         OpenCv.load();
         Path datasets = Path.of(opt.get("--datasets"));
@@ -566,13 +568,7 @@ public final class FrontierEvaluation {
 
     /** A reproducible SecureRandom stream per release, so a rerun gives the same CSV; production uses a DRBG. */
     static SecureRandom secureRandom(String key) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(seedOf(key));
-            return r;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return SeededRandom.of(seedOf(key));
     }
 
     static long seedOf(String key) {
@@ -594,16 +590,6 @@ public final class FrontierEvaluation {
 
     static String alphaName(double alpha) {
         return Math.abs(alpha - 1.0 / 3) < 1e-12 ? "0.333" : fmt(alpha);
-    }
-
-    static String fmt(double v) {
-        if (Double.isInfinite(v)) {
-            return "inf";
-        }
-        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
-            return Long.toString((long) v);
-        }
-        return new java.math.BigDecimal(String.format(Locale.ROOT, "%.6g", v)).stripTrailingZeros().toPlainString();
     }
 
     static double mean(double[] a) {

@@ -1,6 +1,6 @@
 package org.privface.evaluation;
 
-import static org.privface.evaluation.FrontierEvaluation.fmt;
+import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.FrontierEvaluation.mean;
 import static org.privface.evaluation.FrontierEvaluation.sd;
 

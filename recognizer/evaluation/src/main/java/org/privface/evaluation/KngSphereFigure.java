@@ -75,7 +75,7 @@ final class KngSphereFigure {
                 for (int m = 0; m < methods.length; m++) {
                     mean[m][a] = SotoGdpTable.mean(dist[m]);
                     se[m][a] = SotoGdpTable.sd(dist[m]) / Math.sqrt(reps);
-                    csv.printf(Locale.ROOT, "%s,%d,%s,%.6f,%.6g,%.6g,%.3g,%d%n", methods[m], n, PeepEvaluation.fmt(EPSILON), R,
+                    csv.printf(Locale.ROOT, "%s,%d,%s,%.6f,%.6g,%.6g,%.3g,%d%n", methods[m], n, Figures.fmt(EPSILON), R,
                             deltas[m], mean[m][a], se[m][a], reps);
                 }
                 System.err.printf(Locale.ROOT, "kng figure 1: n=%d done%n", n);

@@ -1,5 +1,6 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -157,10 +158,6 @@ final class SotoGdpTable {
                     + (1 - fx) * fy * img[y1 * w + x0] + fx * fy * img[y1 * w + x1];
         }
         return f;
-    }
-
-    static String fmt(double v) {
-        return PeepEvaluation.fmt(v);
     }
 
     static double mean(double[] a) {
