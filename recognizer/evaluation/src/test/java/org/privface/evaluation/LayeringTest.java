@@ -26,7 +26,23 @@ import org.junit.jupiter.api.Test;
 class LayeringTest {
     /** Existing imports of another harness, "origin → harness", top-level classes. */
     static final Set<String> KNOWN = Set.of(
-            "PLACEHOLDER");
+            // The deep studies borrow the deep frontier's folds, families, seeds and float copies.
+            "DeepAnswer → DeepFrontierEvaluation",
+            "DeepOpenSet → DeepFrontierEvaluation",
+            "ModelComparison → DeepFrontierEvaluation",
+            "VerificationEvaluation → DeepFrontierEvaluation",
+            "FrontierEvaluation → DeepFrontierEvaluation",
+            // The frontier's helpers read its Released and Row records and its alpha names.
+            "FrontierClassifiers → FrontierEvaluation",
+            "FrontierFamilies → FrontierEvaluation",
+            "FrontierPlot → FrontierEvaluation",
+            "FrontierPresets → FrontierEvaluation",
+            "FrontierReport → FrontierEvaluation",
+            // The RDP paper's helpers share RdpEvaluation's Method, Stats and constants.
+            "RdpBaselines → RdpEvaluation",
+            "RdpExamples → RdpEvaluation",
+            "RdpPaper → RdpEvaluation",
+            "RdpReadings → RdpEvaluation");
 
     static final JavaClasses MAIN = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
