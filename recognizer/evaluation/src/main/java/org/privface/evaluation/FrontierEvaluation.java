@@ -338,9 +338,9 @@ public final class FrontierEvaluation {
     }
 
     private int[] mlp(Released r, int seed) {
-        try (MlpModel model = new MlpTrainer().train(DeepFrontierEvaluation.floats(r.fit()), r.yFit(), classes,
+        try (MlpModel model = new MlpTrainer().train(MlpInputs.floats(r.fit()), r.yFit(), classes,
                 mlp.withSeed(seed + 1))) {
-            return model.predict(DeepFrontierEvaluation.floats(r.eval()));
+            return model.predict(MlpInputs.floats(r.eval()));
         }
     }
 
