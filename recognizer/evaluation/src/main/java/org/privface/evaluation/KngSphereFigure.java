@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.knowm.xchart.style.Styler;
+import org.privface.privacy.Drbg;
 import org.privface.privacy.aggregate.KNormGradient;
 import org.privface.privacy.aggregate.Sphere;
 
@@ -40,7 +41,7 @@ final class KngSphereFigure {
     }
 
     static void run(double R, int reps, PrintWriter csv, Path png) throws IOException {
-        SecureRandom random = new SecureRandom();
+        SecureRandom random = Drbg.create(); // test data and the figure's reference baselines
         KNormGradient kng = new KNormGradient();
         double[] pole = {0, 0, 1};
         String[] methods = {"KNG on the sphere", "Laplace on the sphere", "Euclidean Laplace in R3", "Euclidean Laplace projected"};
