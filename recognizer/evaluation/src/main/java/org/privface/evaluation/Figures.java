@@ -1,11 +1,25 @@
 package org.privface.evaluation;
 
 import java.math.BigDecimal;
+import java.util.Arrays;
 import java.util.Locale;
 
-/** How the evaluations print a number in a CSV, a label or a file name: one rule for every harness. */
+/**
+ * How the evaluations summarise and print their figures: one rule for every harness (mean, sample
+ * standard deviation, and a number in a CSV, a label or a file name).
+ */
 final class Figures {
     private Figures() {
+    }
+
+    static double mean(double[] a) {
+        return Arrays.stream(a).average().orElse(Double.NaN);
+    }
+
+    /** The sample standard deviation (n − 1), 0 below two values. */
+    static double sd(double[] a) {
+        double m = mean(a);
+        return a.length < 2 ? 0 : Math.sqrt(Arrays.stream(a).map(x -> (x - m) * (x - m)).sum() / (a.length - 1));
     }
 
     /**

@@ -1,6 +1,8 @@
 package org.privface.evaluation;
 
 import static org.privface.evaluation.Figures.fmt;
+import static org.privface.evaluation.Figures.mean;
+import static org.privface.evaluation.Figures.sd;
 import static org.privface.evaluation.FrontierClassifiers.classMeans;
 import static org.privface.evaluation.FrontierClassifiers.clip;
 import static org.privface.evaluation.FrontierClassifiers.fisherDirections;
@@ -36,11 +38,13 @@ import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.OpenCv;
+import org.privface.evaluation.FrontierClassifiers.Released;
 import org.privface.evaluation.FrontierFamilies.Classifier;
 import org.privface.evaluation.FrontierFamilies.Config;
 import org.privface.evaluation.FrontierFamilies.Group;
 import org.privface.evaluation.FrontierFamilies.Noise;
 import org.privface.evaluation.FrontierFamilies.Space;
+import org.privface.evaluation.FrontierReport.Row;
 import org.privface.privacy.EigenBasis;
 import org.privface.privacy.SecureLaplace;
 import org.privface.privacy.SeededRandom;
@@ -96,18 +100,6 @@ public final class FrontierEvaluation {
 
     /** Test F1 per seed of a fixed or derived configuration, with what its row states. */
     record Extra(double[] f1, int nc, int enrollReleases, String note) {
-    }
-
-    /** A row of the frontier CSV, with the detail behind it. */
-    record Row(String mechanism, double epsilon, double delta, double mu, double epsilonEnrollment, int nc,
-               double[] f1, double valF1, String chosen) {
-        double mean() {
-            return FrontierEvaluation.mean(f1);
-        }
-
-        double sd() {
-            return FrontierEvaluation.sd(f1);
-        }
     }
 
     private final LabelledFaces data;
@@ -219,10 +211,6 @@ public final class FrontierEvaluation {
                 return c.codes() <= 0 ? classMeans(z, yFit, classes) : kmeans(z, c.codes(), seedOf(tag + "|" + k));
             });
         }
-    }
-
-    /** Noisy enrollment and query releases of one configuration, plus what the recognizer knows of the noise. */
-    record Released(double[][] fit, int[] yFit, double[][] eval, double noiseVariance, int codes) {
     }
 
     Released release(Fold f, Config c, double eps, int enrollReleases, String stream) {
@@ -590,14 +578,5 @@ public final class FrontierEvaluation {
 
     static String alphaName(double alpha) {
         return Math.abs(alpha - 1.0 / 3) < 1e-12 ? "0.333" : fmt(alpha);
-    }
-
-    static double mean(double[] a) {
-        return Arrays.stream(a).average().orElse(Double.NaN);
-    }
-
-    static double sd(double[] a) {
-        double m = mean(a);
-        return a.length < 2 ? 0 : Math.sqrt(Arrays.stream(a).map(x -> (x - m) * (x - m)).sum() / (a.length - 1));
     }
 }

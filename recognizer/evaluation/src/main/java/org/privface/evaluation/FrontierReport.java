@@ -9,11 +9,22 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-import org.privface.evaluation.FrontierEvaluation.Row;
 import org.privface.evaluation.FrontierFamilies.Group;
 
 /** What {@link FrontierEvaluation} writes for one data set: the CSVs, the console table, the presets and the plot. */
 final class FrontierReport {
+    /** A row of the frontier CSV, with the detail behind it. */
+    record Row(String mechanism, double epsilon, double delta, double mu, double epsilonEnrollment, int nc,
+               double[] f1, double valF1, String chosen) {
+        double mean() {
+            return Figures.mean(f1);
+        }
+
+        double sd() {
+            return Figures.sd(f1);
+        }
+    }
+
     private final String name;
     private final Path out;
     private final int seeds;

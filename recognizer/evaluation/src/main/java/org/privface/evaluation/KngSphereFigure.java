@@ -74,8 +74,8 @@ final class KngSphereFigure {
                 }
                 double[] deltas = {deltaKng, deltaLap, deltaEuc, deltaEuc};
                 for (int m = 0; m < methods.length; m++) {
-                    mean[m][a] = SotoGdpTable.mean(dist[m]);
-                    se[m][a] = SotoGdpTable.sd(dist[m]) / Math.sqrt(reps);
+                    mean[m][a] = Figures.mean(dist[m]);
+                    se[m][a] = Figures.sd(dist[m]) / Math.sqrt(reps);
                     csv.printf(Locale.ROOT, "%s,%d,%s,%.6f,%.6g,%.6g,%.3g,%d%n", methods[m], n, Figures.fmt(EPSILON), R,
                             deltas[m], mean[m][a], se[m][a], reps);
                 }

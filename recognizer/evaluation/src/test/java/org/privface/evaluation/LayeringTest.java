@@ -31,12 +31,9 @@ class LayeringTest {
             "DeepAnswer → DeepFrontierEvaluation",
             "DeepOpenSet → DeepFrontierEvaluation",
             "ModelComparison → DeepFrontierEvaluation",
-            // The frontier's helpers read its Released and Row records and its alpha names.
-            "FrontierClassifiers → FrontierEvaluation",
+            // The frontier's families and presets read its constants, folds, picks and alpha names.
             "FrontierFamilies → FrontierEvaluation",
-            "FrontierPlot → FrontierEvaluation",
             "FrontierPresets → FrontierEvaluation",
-            "FrontierReport → FrontierEvaluation",
             // The RDP paper's helpers share RdpEvaluation's Method, Stats and constants.
             "RdpBaselines → RdpEvaluation",
             "RdpExamples → RdpEvaluation",
