@@ -110,9 +110,11 @@ public final class ExactCoins {
      * is bit (i mod 8) of byte i/8 of what the generator returns, lowest first.
      *
      * <p>Open to subclasses so that tests can script every primitive ({@link #bits},
-     * {@link #uniform(long)}, {@link #bernoulli}) and enumerate a sampler's paths exactly.
+     * {@link #uniform(long)}, {@link #bernoulli}) and enumerate a sampler's paths exactly. Its
+     * uniform and coin are the {@link ExactDraws} randomized response needs, so one scripted source
+     * walks every sampler of the library. Not thread-safe; {@link ExactDraws#secure} locks one.
      */
-    public static class Bits {
+    public static class Bits implements ExactDraws {
         private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
         private final SecureRandom random;
@@ -174,6 +176,7 @@ public final class ExactCoins {
         }
 
         /** Uniform on {0, …, n − 1}, n ≥ 1, exactly: the fewest bits that cover n − 1, redrawn when ≥ n. */
+        @Override
         public long uniform(long n) {
             if (n < 1) {
                 throw new IllegalArgumentException("need n >= 1, was " + n);
@@ -211,6 +214,7 @@ public final class ExactCoins {
         }
 
         /** Bernoulli(num/den) for 0 ≤ num ≤ den. */
+        @Override
         public boolean bernoulli(long num, long den) {
             return uniform(den) < num;
         }

@@ -74,18 +74,9 @@ public final class PeepMechanism implements FaceMechanism {
                 yield release(noisy);
             }
             case L1_CLIP -> {
-                double[] c = basis.project(facePixels);
                 double c1 = basis.l1Radius();
-                double norm = 0;
-                for (double x : c) {
-                    norm += Math.abs(x);
-                }
-                if (norm > c1) {
-                    // Radial projection onto the L1 ball: any two clipped vectors differ by at most 2C in L1.
-                    for (int k = 0; k < nc; k++) {
-                        c[k] *= c1 / norm;
-                    }
-                }
+                // Radial projection onto the L1 ball: any two clipped vectors differ by at most 2C in L1.
+                double[] c = L1Ball.clipInPlace(basis.project(facePixels), c1);
                 double[] noisy = laplace.addNoise(c, 2 * c1, epsilon);
                 yield release(noisy);
             }

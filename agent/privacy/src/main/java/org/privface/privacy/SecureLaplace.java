@@ -5,7 +5,6 @@ import java.math.RoundingMode;
 import java.security.SecureRandom;
 
 import org.privface.privacy.ExactCoins.Bits;
-import org.privface.privacy.embedding.EmbeddingMechanism;
 
 /**
  * The Laplace mechanism for vectors, sampled exactly on a power-of-two grid so that neither
@@ -53,7 +52,7 @@ public final class SecureLaplace {
 
     /** Uses the JDK's NIST SP 800-90A DRBG, seeded by the operating system. */
     public SecureLaplace() {
-        this(EmbeddingMechanism.drbg());
+        this(Drbg.create());
     }
 
     /** For statistical tests that need a reproducible stream; production uses the default. */

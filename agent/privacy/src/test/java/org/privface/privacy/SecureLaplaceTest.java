@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 
@@ -17,13 +16,7 @@ import org.junit.jupiter.api.Test;
 class SecureLaplaceTest {
 
     static SecureLaplace seeded(long seed) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(seed);
-            return new SecureLaplace(r);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return new SecureLaplace(SeededRandom.of(seed));
     }
 
     static double[] samples(SecureLaplace lap, double centre, double sensitivity, double epsilon, int n) {

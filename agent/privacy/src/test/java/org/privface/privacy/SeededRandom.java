@@ -3,17 +3,31 @@ package org.privface.privacy;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 
-/** Seeded generators so statistical tests reproduce; production code keeps the OS-seeded DRBG. */
+/**
+ * The one seeded generator, test-only: statistical tests and the evaluations (through this
+ * module's test-jar) reproduce with it; production code gets its randomness from {@link Drbg}.
+ */
 public final class SeededRandom {
     private SeededRandom() {
     }
 
     /** SHA1PRNG seeded before its first use is deterministic. */
     public static SecureRandom of(long seed) {
+        SecureRandom r = sha1prng();
+        r.setSeed(seed);
+        return r;
+    }
+
+    /** The same, seeded with bytes (a key such as "set/family/ε/seed"). */
+    public static SecureRandom of(byte[] seed) {
+        SecureRandom r = sha1prng();
+        r.setSeed(seed);
+        return r;
+    }
+
+    private static SecureRandom sha1prng() {
         try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(seed);
-            return r;
+            return SecureRandom.getInstance("SHA1PRNG");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

@@ -52,6 +52,7 @@ import org.privface.agent.detect.FaceDetector;
 import org.privface.agent.detect.OpenCv;
 import org.privface.broker.KafkaServerProcess;
 import org.privface.broker.ManagedProcess;
+import org.privface.privacy.L1Ball;
 import org.privface.privacy.fisher.FisherBasis;
 import org.privface.privacy.fisher.FisherMechanism;
 import org.privface.wire.control.SignedControl;
@@ -219,7 +220,7 @@ class PrivacyAuditTest {
                     FaceCrops.WIDTH, FaceCrops.HEIGHT, preset.p(), preset.k(), preset.quantile());
             List<double[]> clean = new ArrayList<>();
             for (double[] f : enrolled.faces()) {
-                clean.add(clip(basis.project(f), basis.l1Radius()));
+                clean.add(L1Ball.clipInPlace(basis.project(f), basis.l1Radius()));
             }
             Map<String, List<double[]>> cleanOfFrame = new HashMap<>();
             try (Stream<Path> s = Files.walk(queryDir)) {
@@ -229,7 +230,7 @@ class PrivacyAuditTest {
                     Mat grey = FaceCrops.grey(img);
                     for (Rect r : detector.boxes(grey)) {
                         FaceCrops.crop(grey, r, FaceCrops.Shape.PEEP)
-                                .ifPresent(c -> inFrame.add(clip(basis.project(c), basis.l1Radius())));
+                                .ifPresent(c -> inFrame.add(L1Ball.clipInPlace(basis.project(c), basis.l1Radius())));
                     }
                     grey.release();
                     img.release();
@@ -331,19 +332,6 @@ class PrivacyAuditTest {
 
     private static double seconds(long t0) {
         return (System.nanoTime() - t0) / 1e9;
-    }
-
-    private static double[] clip(double[] z, double radius) {
-        double norm = 0;
-        for (double v : z) {
-            norm += Math.abs(v);
-        }
-        if (norm > radius) {
-            for (int i = 0; i < z.length; i++) {
-                z[i] *= radius / norm;
-            }
-        }
-        return z;
     }
 
     private static double[] vector(GenericRecord f) {

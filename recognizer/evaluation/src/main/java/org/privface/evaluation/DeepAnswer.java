@@ -1,8 +1,8 @@
 package org.privface.evaluation;
 
-import static org.privface.evaluation.DeepFrontierEvaluation.fmt;
+import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.DeepFrontierEvaluation.releaseAll;
-import static org.privface.evaluation.DeepFrontierEvaluation.seeded;
+import static org.privface.evaluation.Seeds.seeded;
 
 import java.awt.Color;
 import java.io.IOException;
@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
 import java.util.function.Function;
 
 import org.knowm.xchart.style.Styler;
-import org.privface.privacy.answer.ExactDraws;
+import org.privface.privacy.ExactDraws;
 import org.privface.privacy.answer.Gallery;
 import org.privface.privacy.answer.RandomizedResponse;
 import org.privface.privacy.embedding.EmbeddingBasis;
@@ -536,7 +536,7 @@ final class DeepAnswer {
                              int[] calibrationPeople, double[][] measured, RandomizedResponse rr) {
         Gallery gallery = Gallery.fromReleases(0, m.releaseSpace(), labels(c), enroll, yEnroll);
         List<DecoderRow> rows = new ArrayList<>();
-        try (MlpModel mlp = new MlpTrainer().train(DeepFrontierEvaluation.floats(enroll), yEnroll, c,
+        try (MlpModel mlp = new MlpTrainer().train(MlpInputs.floats(enroll), yEnroll, c,
                 MlpOptions.small().withSeed(seed + 1))) {
             for (Decoder dec : Decoder.values()) {
                 Function<double[][], double[][]> score = switch (dec) {
@@ -583,7 +583,7 @@ final class DeepAnswer {
     }
 
     static double[][] proba(MlpModel mlp, double[][] x) {
-        float[][] p = mlp.predictProba(DeepFrontierEvaluation.floats(x));
+        float[][] p = mlp.predictProba(MlpInputs.floats(x));
         double[][] out = new double[p.length][];
         for (int i = 0; i < p.length; i++) {
             out[i] = new double[p[i].length];

@@ -1,12 +1,14 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
+import static org.privface.evaluation.MlpInputs.floats;
+import static org.privface.evaluation.Seeds.seeded;
+
 import java.awt.Color;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -287,16 +289,6 @@ public final class DeepFrontierEvaluation {
         f1.computeIfAbsent(family + "@" + eps, k -> new double[seeds])[seed] = value;
     }
 
-    static SecureRandom seeded(String set, String family, double eps, int seed) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed((set + "/" + family + "/" + eps + "/" + seed).getBytes(StandardCharsets.UTF_8));
-            return r;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** Weighted F1 of the nearest class mean (cosine) on the released vectors. */
     static double score(double[][] train, int[] yTrain, double[][] test, int[] yTest, int classes) {
         NearestMean m = NearestMean.fit(train, yTrain, classes);
@@ -321,18 +313,6 @@ public final class DeepFrontierEvaluation {
             return new Fold(StratifiedSplit.select(d.x(), split.train()), StratifiedSplit.select(d.labels(), split.train()),
                     StratifiedSplit.select(d.x(), split.test()), StratifiedSplit.select(d.labels(), split.test()));
         }
-    }
-
-    /** The MLP's input type; both frontiers train on it. */
-    static float[][] floats(double[][] x) {
-        float[][] f = new float[x.length][];
-        for (int i = 0; i < x.length; i++) {
-            f[i] = new float[x[i].length];
-            for (int j = 0; j < x[i].length; j++) {
-                f[i][j] = (float) x[i][j];
-            }
-        }
-        return f;
     }
 
     // ---------------------------------------------------------------- selection on public data
@@ -518,7 +498,4 @@ public final class DeepFrontierEvaluation {
         return rows;
     }
 
-    static String fmt(double v) {
-        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
-    }
 }

@@ -1,8 +1,8 @@
 package org.privface.evaluation;
 
-import static org.privface.evaluation.DeepFrontierEvaluation.floats;
-import static org.privface.evaluation.DeepFrontierEvaluation.fmt;
-import static org.privface.evaluation.DeepFrontierEvaluation.seeded;
+import static org.privface.evaluation.Figures.fmt;
+import static org.privface.evaluation.MlpInputs.floats;
+import static org.privface.evaluation.Seeds.seeded;
 
 import java.awt.Color;
 import java.io.IOException;

@@ -5,11 +5,14 @@ import java.util.SplittableRandom;
 
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
-import org.privface.evaluation.FrontierEvaluation.Released;
 import org.privface.privacy.fisher.FisherBasis;
 
 /** The linear algebra and the classifiers {@link FrontierEvaluation} scores releases with. */
 final class FrontierClassifiers {
+    /** Noisy enrollment and query releases of one configuration, plus what the recognizer knows of the noise. */
+    record Released(double[][] fit, int[] yFit, double[][] eval, double noiseVariance, int codes) {
+    }
+
     private FrontierClassifiers() {
     }
 

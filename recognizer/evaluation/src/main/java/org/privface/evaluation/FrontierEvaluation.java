@@ -1,5 +1,8 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
+import static org.privface.evaluation.Figures.mean;
+import static org.privface.evaluation.Figures.sd;
 import static org.privface.evaluation.FrontierClassifiers.classMeans;
 import static org.privface.evaluation.FrontierClassifiers.clip;
 import static org.privface.evaluation.FrontierClassifiers.fisherDirections;
@@ -35,13 +38,16 @@ import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.OpenCv;
+import org.privface.evaluation.FrontierClassifiers.Released;
 import org.privface.evaluation.FrontierFamilies.Classifier;
 import org.privface.evaluation.FrontierFamilies.Config;
 import org.privface.evaluation.FrontierFamilies.Group;
 import org.privface.evaluation.FrontierFamilies.Noise;
 import org.privface.evaluation.FrontierFamilies.Space;
+import org.privface.evaluation.FrontierReport.Row;
 import org.privface.privacy.EigenBasis;
 import org.privface.privacy.SecureLaplace;
+import org.privface.privacy.SeededRandom;
 import org.privface.privacy.gdp.MuGdp;
 import org.privface.privacy.gdp.SecureGaussian;
 import org.privface.recognizer.model.MlpModel;
@@ -96,18 +102,6 @@ public final class FrontierEvaluation {
     record Extra(double[] f1, int nc, int enrollReleases, String note) {
     }
 
-    /** A row of the frontier CSV, with the detail behind it. */
-    record Row(String mechanism, double epsilon, double delta, double mu, double epsilonEnrollment, int nc,
-               double[] f1, double valF1, String chosen) {
-        double mean() {
-            return FrontierEvaluation.mean(f1);
-        }
-
-        double sd() {
-            return FrontierEvaluation.sd(f1);
-        }
-    }
-
     private final LabelledFaces data;
     private final String name;
     private final Path out;
@@ -143,7 +137,7 @@ public final class FrontierEvaluation {
     static void run(String[] args) throws Exception {
         Map<String, String> opt = EvalOptions.parse(Map.of("--datasets", FaceDatasets.root().map(Path::toString)
                 .orElse("../shared/datasets"), "--out", "docs/results", "--seeds", "5", "--sets", "lfw5,orl",
-                "--eps", Arrays.stream(EPSILONS).mapToObj(FrontierEvaluation::fmt).collect(Collectors.joining(",")),
+                "--eps", Arrays.stream(EPSILONS).mapToObj(Figures::fmt).collect(Collectors.joining(",")),
                 "--mlp-eps", "5,20,100", "--mlp-epochs", "60"), args);
         OpenCv.load();
         Path datasets = Path.of(opt.get("--datasets"));
@@ -217,10 +211,6 @@ public final class FrontierEvaluation {
                 return c.codes() <= 0 ? classMeans(z, yFit, classes) : kmeans(z, c.codes(), seedOf(tag + "|" + k));
             });
         }
-    }
-
-    /** Noisy enrollment and query releases of one configuration, plus what the recognizer knows of the noise. */
-    record Released(double[][] fit, int[] yFit, double[][] eval, double noiseVariance, int codes) {
     }
 
     Released release(Fold f, Config c, double eps, int enrollReleases, String stream) {
@@ -336,9 +326,9 @@ public final class FrontierEvaluation {
     }
 
     private int[] mlp(Released r, int seed) {
-        try (MlpModel model = new MlpTrainer().train(DeepFrontierEvaluation.floats(r.fit()), r.yFit(), classes,
+        try (MlpModel model = new MlpTrainer().train(MlpInputs.floats(r.fit()), r.yFit(), classes,
                 mlp.withSeed(seed + 1))) {
-            return model.predict(DeepFrontierEvaluation.floats(r.eval()));
+            return model.predict(MlpInputs.floats(r.eval()));
         }
     }
 
@@ -566,13 +556,7 @@ public final class FrontierEvaluation {
 
     /** A reproducible SecureRandom stream per release, so a rerun gives the same CSV; production uses a DRBG. */
     static SecureRandom secureRandom(String key) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(seedOf(key));
-            return r;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return SeededRandom.of(seedOf(key));
     }
 
     static long seedOf(String key) {
@@ -594,24 +578,5 @@ public final class FrontierEvaluation {
 
     static String alphaName(double alpha) {
         return Math.abs(alpha - 1.0 / 3) < 1e-12 ? "0.333" : fmt(alpha);
-    }
-
-    static String fmt(double v) {
-        if (Double.isInfinite(v)) {
-            return "inf";
-        }
-        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
-            return Long.toString((long) v);
-        }
-        return new java.math.BigDecimal(String.format(Locale.ROOT, "%.6g", v)).stripTrailingZeros().toPlainString();
-    }
-
-    static double mean(double[] a) {
-        return Arrays.stream(a).average().orElse(Double.NaN);
-    }
-
-    static double sd(double[] a) {
-        double m = mean(a);
-        return a.length < 2 ? 0 : Math.sqrt(Arrays.stream(a).map(x -> (x - m) * (x - m)).sum() / (a.length - 1));
     }
 }

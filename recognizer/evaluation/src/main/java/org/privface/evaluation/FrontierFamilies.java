@@ -80,7 +80,7 @@ final class FrontierFamilies {
             return switch (noise) {
                 case NOTHING -> "prior-only";
                 case RR -> space.key() + "-rr-" + (codes == 0 ? "classmeans" : codes < 0 ? "ldacode" : "kmeans" + codes);
-                default -> space.key() + "-" + noise.tag + "q" + FrontierEvaluation.fmt(quantile);
+                default -> space.key() + "-" + noise.tag + "q" + Figures.fmt(quantile);
             };
         }
 

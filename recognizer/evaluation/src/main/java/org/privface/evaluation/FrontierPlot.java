@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.knowm.xchart.style.Styler;
-import org.privface.evaluation.FrontierEvaluation.Row;
+import org.privface.evaluation.FrontierReport.Row;
 import org.privface.evaluation.FrontierFamilies.Group;
 import org.privface.evaluation.FrontierFamilies.Noise;
 

@@ -1,8 +1,8 @@
 package org.privface.evaluation;
 
-import static org.privface.evaluation.FrontierEvaluation.fmt;
-import static org.privface.evaluation.FrontierEvaluation.mean;
-import static org.privface.evaluation.FrontierEvaluation.sd;
+import static org.privface.evaluation.Figures.fmt;
+import static org.privface.evaluation.Figures.mean;
+import static org.privface.evaluation.Figures.sd;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -9,11 +9,22 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-import org.privface.evaluation.FrontierEvaluation.Row;
 import org.privface.evaluation.FrontierFamilies.Group;
 
 /** What {@link FrontierEvaluation} writes for one data set: the CSVs, the console table, the presets and the plot. */
 final class FrontierReport {
+    /** A row of the frontier CSV, with the detail behind it. */
+    record Row(String mechanism, double epsilon, double delta, double mu, double epsilonEnrollment, int nc,
+               double[] f1, double valF1, String chosen) {
+        double mean() {
+            return Figures.mean(f1);
+        }
+
+        double sd() {
+            return Figures.sd(f1);
+        }
+    }
+
     private final String name;
     private final Path out;
     private final int seeds;
@@ -32,8 +43,8 @@ final class FrontierReport {
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("frontier-" + name + ".csv")))) {
             w.println("mechanism,epsilon_per_face,delta,nc,f1_mean,f1_sd");
             for (Row r : rows) {
-                w.printf(Locale.ROOT, "%s,%s,%s,%d,%.4f,%.4f%n", r.mechanism(), FrontierEvaluation.fmt(r.epsilon()),
-                        r.delta() == 0 ? "0" : FrontierEvaluation.fmt(r.delta()), r.nc(), r.mean(), r.sd());
+                w.printf(Locale.ROOT, "%s,%s,%s,%d,%.4f,%.4f%n", r.mechanism(), Figures.fmt(r.epsilon()),
+                        r.delta() == 0 ? "0" : Figures.fmt(r.delta()), r.nc(), r.mean(), r.sd());
             }
         }
     }
@@ -43,10 +54,10 @@ final class FrontierReport {
             w.println("mechanism,epsilon_per_face,delta,mu,epsilon_enrollment,nc,f1_mean,f1_sd,val_f1_mean,f1_per_seed,"
                     + "chosen_per_seed");
             for (Row r : rows) {
-                w.printf(Locale.ROOT, "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%s,%s,%s%n", r.mechanism(), FrontierEvaluation.fmt(r.epsilon()),
-                        r.delta() == 0 ? "0" : FrontierEvaluation.fmt(r.delta()), Double.isNaN(r.mu()) ? "" : String.format(Locale.ROOT,
+                w.printf(Locale.ROOT, "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%s,%s,%s%n", r.mechanism(), Figures.fmt(r.epsilon()),
+                        r.delta() == 0 ? "0" : Figures.fmt(r.delta()), Double.isNaN(r.mu()) ? "" : String.format(Locale.ROOT,
                                 "%.4f", r.mu()), r.mechanism().contains("-gauss-") && !Double.isInfinite(r.epsilon())
-                                ? String.format(Locale.ROOT, "%.4g", r.epsilonEnrollment()) : FrontierEvaluation.fmt(r.epsilonEnrollment()),
+                                ? String.format(Locale.ROOT, "%.4g", r.epsilonEnrollment()) : Figures.fmt(r.epsilonEnrollment()),
                         r.nc(), r.mean(), r.sd(), Double.isNaN(r.valF1()) ? "" : String.format(Locale.ROOT, "%.4f",
                                 r.valF1()), Arrays.stream(r.f1()).mapToObj(v -> String.format(Locale.ROOT, "%.4f", v))
                                 .collect(Collectors.joining(";")), r.chosen());
@@ -61,7 +72,7 @@ final class FrontierReport {
                 .distinct().toList();
         StringBuilder head = new StringBuilder(String.format("%-34s", "family \\ eps"));
         for (double e : epsilons) {
-            head.append(String.format("%7s", FrontierEvaluation.fmt(e)));
+            head.append(String.format("%7s", Figures.fmt(e)));
         }
         System.out.println(head);
         for (String f : families) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.knowm.xchart.style.Styler;
+import org.privface.privacy.Drbg;
 import org.privface.privacy.aggregate.KNormGradient;
 import org.privface.privacy.aggregate.Sphere;
 
@@ -40,7 +41,7 @@ final class KngSphereFigure {
     }
 
     static void run(double R, int reps, PrintWriter csv, Path png) throws IOException {
-        SecureRandom random = new SecureRandom();
+        SecureRandom random = Drbg.create(); // test data and the figure's reference baselines
         KNormGradient kng = new KNormGradient();
         double[] pole = {0, 0, 1};
         String[] methods = {"KNG on the sphere", "Laplace on the sphere", "Euclidean Laplace in R3", "Euclidean Laplace projected"};
@@ -73,9 +74,9 @@ final class KngSphereFigure {
                 }
                 double[] deltas = {deltaKng, deltaLap, deltaEuc, deltaEuc};
                 for (int m = 0; m < methods.length; m++) {
-                    mean[m][a] = SotoGdpTable.mean(dist[m]);
-                    se[m][a] = SotoGdpTable.sd(dist[m]) / Math.sqrt(reps);
-                    csv.printf(Locale.ROOT, "%s,%d,%s,%.6f,%.6g,%.6g,%.3g,%d%n", methods[m], n, PeepEvaluation.fmt(EPSILON), R,
+                    mean[m][a] = Figures.mean(dist[m]);
+                    se[m][a] = Figures.sd(dist[m]) / Math.sqrt(reps);
+                    csv.printf(Locale.ROOT, "%s,%d,%s,%.6f,%.6g,%.6g,%.3g,%d%n", methods[m], n, Figures.fmt(EPSILON), R,
                             deltas[m], mean[m][a], se[m][a], reps);
                 }
                 System.err.printf(Locale.ROOT, "kng figure 1: n=%d done%n", n);

@@ -86,7 +86,7 @@ final class ModelComparison {
                 double[] openCap = meanOpen(open, set, "public-sign-cap");
                 lines.add(String.format(Locale.ROOT, "%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%.4f,%.4f,%d,%s,%s", network, set,
                         entry.getValue().classes(), none.mean(), none.sd(), cap.mean(), cap.sd(),
-                        DeepFrontierEvaluation.fmt(eps), openNone[0], openNone[1], openCap[0], openCap[1], seeds, prov[0],
+                        Figures.fmt(eps), openNone[0], openNone[1], openCap[0], openCap[1], seeds, prov[0],
                         prov[1].replace(',', ';')));
                 System.out.println(lines.get(lines.size() - 1));
             }

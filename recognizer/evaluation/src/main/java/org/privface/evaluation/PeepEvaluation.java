@@ -1,11 +1,10 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -27,6 +26,7 @@ import org.privface.agent.detect.OpenCv;
 import org.privface.privacy.EigenBasis;
 import org.privface.privacy.PeepMechanism;
 import org.privface.privacy.SecureLaplace;
+import org.privface.privacy.SeededRandom;
 import org.privface.privacy.SensitivityMode;
 import org.privface.recognizer.model.MlpModel;
 import org.privface.recognizer.model.MlpOptions;
@@ -372,13 +372,7 @@ public final class PeepEvaluation {
 
     /** A reproducible stream per seed, so a rerun gives the same CSV; production uses a DRBG. */
     private static SecureLaplace laplace(int seed) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(0x5eedL + seed);
-            return new SecureLaplace(r);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return new SecureLaplace(SeededRandom.of(0x5eedL + seed));
     }
 
 
@@ -402,13 +396,6 @@ public final class PeepEvaluation {
                         sweep ? "," + p.nc() + "," + (p.perPerson() > 0 ? p.perPerson() : "") : "");
             }
         }
-    }
-
-    static String fmt(double v) {
-        if (Double.isInfinite(v)) {
-            return "inf";
-        }
-        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.6g", v);
     }
 
     private static double[] concat(double[] a, double b) {

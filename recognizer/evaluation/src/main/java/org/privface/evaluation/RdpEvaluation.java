@@ -1,5 +1,6 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.RdpBaselines.method;
 import static org.privface.evaluation.RdpExamples.syntheticExamples;
 import static org.privface.evaluation.RdpExamples.writeGrid;
@@ -9,8 +10,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -26,6 +25,7 @@ import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.OpenCv;
 import org.privface.evaluation.RdpBaselines.DctDp;
 import org.privface.privacy.SecureLaplace;
+import org.privface.privacy.SeededRandom;
 import org.privface.privacy.rdp.RdpBasis;
 import org.privface.privacy.rdp.RdpMechanism;
 
@@ -508,13 +508,7 @@ public final class RdpEvaluation {
 
     /** A reproducible stream per seed, so a rerun gives the same CSV; production uses a DRBG. */
     static SecureLaplace laplace(int seed) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(0x4d9L + seed);
-            return new SecureLaplace(r);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return new SecureLaplace(SeededRandom.of(0x4d9L + seed));
     }
 
     /** Test faces measured per method (the "all" baselines measure fewer, see {@link #ALL_FACES}). */
@@ -533,13 +527,6 @@ public final class RdpEvaluation {
     }
 
     /** inf, or the shortest plain decimal: 0.2, 819.2, 4096. */
-    static String fmt(double v) {
-        if (Double.isInfinite(v)) {
-            return "inf";
-        }
-        return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
-    }
-
     static double mean(List<Double> x) {
         return x.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
     }

@@ -1,11 +1,11 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.RdpBaselines.method;
 import static org.privface.evaluation.RdpEvaluation.DEFAULT_LEVELS;
 import static org.privface.evaluation.RdpEvaluation.EXAMPLE_EPSILON;
 import static org.privface.evaluation.RdpEvaluation.METHODS;
 import static org.privface.evaluation.RdpEvaluation.NC;
-import static org.privface.evaluation.RdpEvaluation.fmt;
 import static org.privface.evaluation.RdpEvaluation.laplace;
 import static org.privface.evaluation.RdpEvaluation.perFace;
 

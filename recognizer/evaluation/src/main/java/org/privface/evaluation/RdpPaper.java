@@ -1,8 +1,8 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.RdpEvaluation.EPSILONS;
 import static org.privface.evaluation.RdpEvaluation.PAPER_METHODS;
-import static org.privface.evaluation.RdpEvaluation.fmt;
 import static org.privface.evaluation.RdpEvaluation.key;
 import static org.privface.evaluation.RdpEvaluation.mean;
 

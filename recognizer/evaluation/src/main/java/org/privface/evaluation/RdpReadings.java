@@ -1,10 +1,10 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.RdpBaselines.method;
 import static org.privface.evaluation.RdpEvaluation.NC;
 import static org.privface.evaluation.RdpEvaluation.capped;
 import static org.privface.evaluation.RdpEvaluation.color;
-import static org.privface.evaluation.RdpEvaluation.fmt;
 import static org.privface.evaluation.RdpEvaluation.laplace;
 import static org.privface.evaluation.RdpEvaluation.psnr;
 import static org.privface.evaluation.RdpEvaluation.stream;

@@ -1,5 +1,6 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -301,9 +302,6 @@ public final class ReidentificationEvaluation {
                 pts.stream().mapToDouble(Point::mean).toArray(), pts.stream().mapToDouble(Point::sd).toArray());
     }
 
-    private static String fmt(double v) {
-        return v == Math.rint(v) && !Double.isInfinite(v) ? String.valueOf((long) v) : String.valueOf(v);
-    }
 
 
 }

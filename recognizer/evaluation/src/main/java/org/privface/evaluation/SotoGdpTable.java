@@ -1,5 +1,8 @@
 package org.privface.evaluation;
 
+import static org.privface.evaluation.Figures.fmt;
+import static org.privface.evaluation.Figures.mean;
+import static org.privface.evaluation.Figures.sd;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -159,16 +162,4 @@ final class SotoGdpTable {
         return f;
     }
 
-    static String fmt(double v) {
-        return PeepEvaluation.fmt(v);
-    }
-
-    static double mean(double[] a) {
-        return java.util.Arrays.stream(a).average().orElse(Double.NaN);
-    }
-
-    static double sd(double[] a) {
-        double m = mean(a);
-        return a.length < 2 ? 0 : Math.sqrt(java.util.Arrays.stream(a).map(x -> (x - m) * (x - m)).sum() / (a.length - 1));
-    }
 }

@@ -85,7 +85,7 @@ public final class VerificationEvaluation {
         }
         List<Pair> pairs = new ArrayList<>();
         for (int f = 0; f < FOLDS; f++) {
-            SecureRandom random = DeepFrontierEvaluation.seeded(seed, "verification", 0, f);
+            SecureRandom random = Seeds.seeded(seed, "verification", 0, f);
             List<int[]> same = new ArrayList<>();
             List<Integer> people = new ArrayList<>();
             for (int c = f; c < d.classes(); c += FOLDS) {

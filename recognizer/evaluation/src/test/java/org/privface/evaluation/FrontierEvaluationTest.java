@@ -70,7 +70,7 @@ class FrontierEvaluationTest {
     void theMajorityClassWinsAnEmptyCodeTable() {
         double[][] fit = {{0}, {0}, {0}};
         int[] y = {1, 1, 0};
-        FrontierEvaluation.Released r = new FrontierEvaluation.Released(fit, y, new double[][] {{0}}, 0, 1);
+        FrontierClassifiers.Released r = new FrontierClassifiers.Released(fit, y, new double[][] {{0}}, 0, 1);
         assertArrayEquals(new int[] {1}, FrontierClassifiers.table(r, 2));
     }
 

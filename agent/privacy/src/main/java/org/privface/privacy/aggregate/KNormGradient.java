@@ -65,7 +65,7 @@ public final class KNormGradient {
     private final SecureDraws random;
 
     public KNormGradient() {
-        this(org.privface.privacy.embedding.EmbeddingMechanism.drbg());
+        this(org.privface.privacy.Drbg.create());
     }
 
     /** For statistical tests that need a reproducible stream; production uses the default. */

@@ -1,6 +1,5 @@
 package org.privface.privacy.aggregate;
 
-import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 
 import org.privface.privacy.ExactCoins;
@@ -18,7 +17,8 @@ import org.privface.privacy.ExactCoins;
  * fraction of a step. No tail is cut, and with V continuous the density of E is within a factor
  * e^{±h} of e^{−x} everywhere (it is (1 − e^{−h})/h·e^{−h⌊x/h⌋}).
  *
- * <p>Thread-safe: draws are serialised on one lock around a buffer of DRBG output.
+ * <p>Thread-safe: draws are serialised on one lock around one {@link ExactCoins.Bits}, the
+ * library's one adapter from a generator to bits (it used to keep a second buffer of longs).
  */
 final class SecureDraws {
     /** g is the smallest power of two ≥ σ·2^-20, as in {@code SecureLaplace}. */
@@ -29,29 +29,16 @@ final class SecureDraws {
     /** h = 2^-32: an exponential's density is within e^{±h} of e^{−x}, a Gamma(d) radius's within e^{±dh}. */
     static final double EXPONENTIAL_GRID = 0x1.0p-32;
 
-    private final SecureRandom random;
-    // One DRBG call per 64 longs: a call per draw would dominate the cost of a d×d covariance.
-    private final ByteBuffer buffer = ByteBuffer.allocate(512);
+    // 512 bytes a DRBG call: a call per draw would dominate the cost of a d×d covariance.
     private final ExactCoins.Bits bits;
 
     SecureDraws(SecureRandom random) {
-        this.random = random;
-        buffer.position(buffer.limit());
         this.bits = new ExactCoins.Bits(random, 512);
     }
 
-
-    synchronized long nextLong() {
-        if (!buffer.hasRemaining()) {
-            random.nextBytes(buffer.array());
-            buffer.clear();
-        }
-        return buffer.getLong();
-    }
-
     /** Uniform in (0, 1], never 0, from 53 secure bits. */
-    double uniform() {
-        return ((nextLong() >>> 11) + 1) * TWO_POW_MINUS_53;
+    synchronized double uniform() {
+        return (bits.bits(53) + 1) * TWO_POW_MINUS_53;
     }
 
     /** Exp(1) as h·(G + V), G an exact geometric, V a uniform fraction of a step: no tail cut (class comment). */

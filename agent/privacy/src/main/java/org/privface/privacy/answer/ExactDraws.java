@@ -1,34 +1,28 @@
 package org.privface.privacy.answer;
 
 import java.security.SecureRandom;
-import java.util.Objects;
-
-import org.privface.privacy.ExactCoins;
 
 /**
- * The two exact draws randomized response needs. Production draws come from a secure generator
- * through {@link ExactCoins.Bits} (uniform integers by rejection from raw bits, so each
- * probability is an exact ratio); tests script them to walk every outcome.
+ * Moved to {@link org.privface.privacy.ExactDraws}, beside {@link org.privface.privacy.ExactCoins}.
+ * Kept so that callers outside the library (the recognizer's answer results) compile unchanged.
+ *
+ * @deprecated use {@link org.privface.privacy.ExactDraws}
  */
-public interface ExactDraws {
-    /** true with probability num/den exactly, 0 ≤ num ≤ den. */
-    boolean bernoulli(long num, long den);
-
-    /** Uniform on {0, …, n − 1} exactly, n ≥ 1. */
-    long uniform(long n);
-
-    /** Draws from a secure generator (thread-safe: one lock around the bit buffer). */
+@Deprecated
+public interface ExactDraws extends org.privface.privacy.ExactDraws {
+    /** @deprecated use {@link org.privface.privacy.ExactDraws#secure(SecureRandom)} */
+    @Deprecated
     static ExactDraws secure(SecureRandom random) {
-        ExactCoins.Bits bits = new ExactCoins.Bits(Objects.requireNonNull(random, "random"), 64);
+        org.privface.privacy.ExactDraws d = org.privface.privacy.ExactDraws.secure(random);
         return new ExactDraws() {
             @Override
-            public synchronized boolean bernoulli(long num, long den) {
-                return bits.bernoulli(num, den);
+            public boolean bernoulli(long num, long den) {
+                return d.bernoulli(num, den);
             }
 
             @Override
-            public synchronized long uniform(long n) {
-                return bits.uniform(n);
+            public long uniform(long n) {
+                return d.uniform(n);
             }
         };
     }

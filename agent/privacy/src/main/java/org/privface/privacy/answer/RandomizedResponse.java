@@ -3,9 +3,9 @@ package org.privface.privacy.answer;
 import java.math.BigInteger;
 import java.util.Objects;
 
+import org.privface.privacy.ExactDraws;
 import org.privface.privacy.Privacy;
 import org.privface.privacy.SpentEpsilon;
-import org.privface.privacy.embedding.EmbeddingMechanism;
 
 /**
  * k-ary randomized response over C identities plus "unknown" (C + 1 outputs), with an exact
@@ -72,7 +72,7 @@ public final class RandomizedResponse {
 
     /** As above with draws from the system's DRBG: what the gateway runs. */
     public static RandomizedResponse forEpsilon(int identities, double epsilon) {
-        return forEpsilon(identities, epsilon, ExactDraws.secure(EmbeddingMechanism.drbg()));
+        return forEpsilon(identities, epsilon, ExactDraws.secure());
     }
 
     /** κ = keepNumerator/2^62; it must give the true answer more than the others' share. */

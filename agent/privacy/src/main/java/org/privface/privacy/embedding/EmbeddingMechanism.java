@@ -5,7 +5,9 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
 
+import org.privface.privacy.Drbg;
 import org.privface.privacy.FaceMechanism;
+import org.privface.privacy.L1Ball;
 import org.privface.privacy.Privacy;
 import org.privface.privacy.Release;
 import org.privface.privacy.SecureLaplace;
@@ -160,16 +162,18 @@ public final class EmbeddingMechanism implements FaceMechanism {
     public static EmbeddingMechanism publicPreset(String modelId, Noise noise, double epsilon, double presetEpsilon) {
         Preset preset = Preset.forEpsilon(noise, presetEpsilon);
         return new EmbeddingMechanism(EmbeddingBasis.bundled(modelId), true, noise, preset.k(), preset.radius(),
-                epsilon, drbg());
+                epsilon, Drbg.create());
     }
 
-    /** The JDK's NIST DRBG, seeded by the system. */
+    /**
+     * The JDK's NIST DRBG, seeded by the system.
+     *
+     * @deprecated the library's one factory is {@link Drbg#create()}; kept for callers outside the
+     *             library (the agent's status counts) until they move
+     */
+    @Deprecated
     public static SecureRandom drbg() {
-        try {
-            return SecureRandom.getInstance("DRBG");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            return new SecureRandom();
-        }
+        return Drbg.create();
     }
 
     /**
@@ -252,17 +256,7 @@ public final class EmbeddingMechanism implements FaceMechanism {
     /** x scaled into the L1 ball of radius r (unchanged when inside). */
     public static double[] clipL1(double[] x, double r) {
         Privacy.checkRadius(r);
-        double n = 0;
-        for (double v : x) {
-            n += Math.abs(v);
-        }
-        double[] c = x.clone();
-        if (n > r) {
-            for (int i = 0; i < c.length; i++) {
-                c[i] *= r / n;
-            }
-        }
-        return c;
+        return L1Ball.clipInPlace(x.clone(), r);
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.privface.privacy.fisher;
 
 import org.privface.privacy.FaceMechanism;
+import org.privface.privacy.L1Ball;
 import org.privface.privacy.Privacy;
 import org.privface.privacy.Release;
 import org.privface.privacy.SecureLaplace;
@@ -42,17 +43,8 @@ public final class FisherMechanism implements FaceMechanism {
 
     @Override
     public Release perturb(double[] face) {
-        double[] z = basis.project(face);
         double r = basis.l1Radius();
-        double norm = 0;
-        for (double v : z) {
-            norm += Math.abs(v);
-        }
-        if (norm > r) {
-            for (int i = 0; i < z.length; i++) {
-                z[i] *= r / norm;
-            }
-        }
+        double[] z = L1Ball.clipInPlace(basis.project(face), r);
         double[] noisy = laplace.addNoise(z, 2 * r, epsilon);
         // Per coordinate the worst case is the whole ε: under an L1 clip one coordinate can carry all of 2R.
         return new Release(noisy, "FISHER", "l1-clip", epsilon, epsilon, 2 * r / epsilon, basis.id(), null);

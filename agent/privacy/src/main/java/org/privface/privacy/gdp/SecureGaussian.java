@@ -3,11 +3,11 @@ package org.privface.privacy.gdp;
 import java.security.SecureRandom;
 import java.util.Objects;
 
+import org.privface.privacy.Drbg;
 import org.privface.privacy.ExactCoins;
 import org.privface.privacy.ExactCoins.Bits;
 import org.privface.privacy.Privacy;
 import org.privface.privacy.SecureLaplace;
-import org.privface.privacy.embedding.EmbeddingMechanism;
 
 /**
  * Gaussian noise for vectors, exact on a power-of-two grid, from a {@link SecureRandom}: the
@@ -66,7 +66,7 @@ public final class SecureGaussian {
 
     /** Uses the JDK's NIST SP 800-90A DRBG, seeded by the operating system. */
     public SecureGaussian() {
-        this(EmbeddingMechanism.drbg());
+        this(Drbg.create());
     }
 
     /** For statistical tests that need a reproducible stream; production uses the default. */

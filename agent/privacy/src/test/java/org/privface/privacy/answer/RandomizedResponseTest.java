@@ -7,97 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.util.ArrayList;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.privface.privacy.CoinTree;
+import org.privface.privacy.CoinTree.Q;
+import org.privface.privacy.ExactDraws;
 import org.privface.privacy.ExactExp;
 import org.privface.privacy.SeededRandom;
 
 class RandomizedResponseTest {
     static final double[] PRODUCTION_EPSILONS = {1, 2, 5, 10, 20, 50};
-
-    /** An exact fraction, always reduced. */
-    record Fraction(BigInteger num, BigInteger den) {
-        static final Fraction ONE = new Fraction(BigInteger.ONE, BigInteger.ONE);
-
-        static Fraction of(BigInteger n, BigInteger d) {
-            BigInteger g = n.gcd(d);
-            return g.signum() == 0 ? new Fraction(BigInteger.ZERO, BigInteger.ONE) : new Fraction(n.divide(g), d.divide(g));
-        }
-
-        Fraction times(long n, long d) {
-            return of(num.multiply(BigInteger.valueOf(n)), den.multiply(BigInteger.valueOf(d)));
-        }
-
-        Fraction plus(Fraction o) {
-            return of(num.multiply(o.den).add(o.num.multiply(den)), den.multiply(o.den));
-        }
-
-        int compareTo(Fraction o) {
-            return num.multiply(o.den).compareTo(o.num.multiply(den));
-        }
-    }
-
-    /**
-     * Walks every outcome of every draw the sampler makes (depth first, replaying a path of
-     * choices), weighting each path by the exact probability of its choices.
-     */
-    static final class Enumerator implements ExactDraws {
-        private final List<long[]> path = new ArrayList<>(); // {choice, branches}
-        private int position;
-        private Fraction weight = Fraction.ONE;
-
-        private long next(long branches) {
-            if (position < path.size()) {
-                return path.get(position++)[0];
-            }
-            path.add(new long[] {0, branches});
-            position++;
-            return 0;
-        }
-
-        @Override
-        public boolean bernoulli(long num, long den) {
-            boolean yes = next(2) == 0;
-            weight = weight.times(yes ? num : den - num, den);
-            return yes;
-        }
-
-        @Override
-        public long uniform(long n) {
-            long c = next(n);
-            weight = weight.times(1, n);
-            return c;
-        }
-
-        /** The exact output distribution of one release of the answer, over outputs 0 … C. */
-        Fraction[] distribution(RandomizedResponse rr, int answer) {
-            Fraction[] p = new Fraction[rr.identities() + 1];
-            java.util.Arrays.fill(p, Fraction.of(BigInteger.ZERO, BigInteger.ONE));
-            path.clear();
-            do {
-                position = 0;
-                weight = Fraction.ONE;
-                int y = rr.release(answer);
-                assertEquals(path.size(), position, "the sampler made fewer draws on a replayed path");
-                p[y] = p[y].plus(weight);
-            } while (advance());
-            return p;
-        }
-
-        private boolean advance() {
-            while (!path.isEmpty()) {
-                long[] last = path.get(path.size() - 1);
-                if (last[0] + 1 < last[1]) {
-                    last[0]++;
-                    return true;
-                }
-                path.remove(path.size() - 1);
-            }
-            return false;
-        }
-    }
 
     /**
      * The whole support, exactly: for C = 1 … 12 at each production ε, every answer's output
@@ -109,25 +28,23 @@ class RandomizedResponseTest {
     void exactDistributionOverTheWholeSupportMeetsTheStatedEpsilon() {
         for (int c = 1; c <= 12; c++) {
             for (double eps : PRODUCTION_EPSILONS) {
-                Enumerator e = new Enumerator();
-                RandomizedResponse rr = RandomizedResponse.forEpsilon(c, eps, e);
-                Fraction[][] p = new Fraction[c + 1][];
+                RandomizedResponse rr = RandomizedResponse.forEpsilon(c, eps, SeededRandomDraws.of(0));
+                Q[][] p = new Q[c + 1][];
                 BigInteger den = rr.channelDenominator();
                 for (int x = 0; x <= c; x++) {
-                    p[x] = e.distribution(rr, x);
-                    Fraction total = Fraction.of(BigInteger.ZERO, BigInteger.ONE);
+                    p[x] = distribution(rr, x);
+                    Q total = Q.ZERO;
                     for (int y = 0; y <= c; y++) {
-                        assertEquals(Fraction.of(rr.channelNumerator(x, y), den), p[x][y], "C " + c + " ε " + eps);
+                        assertEquals(Q.of(rr.channelNumerator(x, y), den), p[x][y], "C " + c + " ε " + eps);
                         total = total.plus(p[x][y]);
                     }
-                    assertEquals(Fraction.ONE, total);
+                    assertEquals(Q.ONE, total);
                 }
-                Fraction worst = Fraction.ONE;
+                Q worst = Q.ONE;
                 for (int x = 0; x <= c; x++) {
                     for (int x2 = 0; x2 <= c; x2++) {
                         for (int y = 0; y <= c; y++) {
-                            Fraction ratio = Fraction.of(p[x][y].num().multiply(p[x2][y].den()),
-                                    p[x][y].den().multiply(p[x2][y].num()));
+                            Q ratio = p[x][y].over(p[x2][y]);
                             if (ratio.compareTo(worst) > 0) {
                                 worst = ratio;
                             }
@@ -149,6 +66,23 @@ class RandomizedResponseTest {
                 }
             }
         }
+    }
+
+    /**
+     * The exact output distribution of one release of the answer over outputs 0 … C: the library's
+     * one enumerator of exact coins ({@link CoinTree}) walks every draw of a release with rr's keep
+     * numerator, weighting each path by the exact probability of its choices; nothing is cut.
+     */
+    static Q[] distribution(RandomizedResponse rr, int answer) {
+        CoinTree.Result<Integer> r = CoinTree.enumerate(
+                bits -> new RandomizedResponse(rr.identities(), rr.keepNumerator(), bits).release(answer), Q.ZERO,
+                CoinTree.Mutation.NONE);
+        assertEquals(Q.ZERO, r.unexplored(), "every path followed");
+        Q[] p = new Q[rr.identities() + 1];
+        for (int y = 0; y <= rr.identities(); y++) {
+            p[y] = r.probability(y);
+        }
+        return p;
     }
 
     @Test

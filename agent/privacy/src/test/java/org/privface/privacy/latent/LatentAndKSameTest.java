@@ -4,26 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.security.SecureRandom;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 import org.privface.privacy.EigenBasis;
 import org.privface.privacy.EigenBasisTest;
 import org.privface.privacy.SecureLaplace;
+import org.privface.privacy.SeededRandom;
 
 class LatentAndKSameTest {
     static final double[][] FACES = EigenBasisTest.faces(40, 400, 3);
     static final EigenBasis BASIS = EigenBasis.fit(FACES, 12, 20, 20);
 
     static SecureLaplace seeded(long seed) {
-        try {
-            SecureRandom r = SecureRandom.getInstance("SHA1PRNG");
-            r.setSeed(seed);
-            return new SecureLaplace(r);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return new SecureLaplace(SeededRandom.of(seed));
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Random;
@@ -13,6 +12,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.privface.privacy.SecureLaplace;
+import org.privface.privacy.SeededRandom;
 
 class RdpMechanismTest {
     static double[][] faces;
@@ -43,13 +43,7 @@ class RdpMechanismTest {
     }
 
     static SecureLaplace seeded(long seed) {
-        try {
-            SecureRandom s = SecureRandom.getInstance("SHA1PRNG");
-            s.setSeed(seed);
-            return new SecureLaplace(s);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return new SecureLaplace(SeededRandom.of(seed));
     }
 
     @BeforeAll

@@ -1,16 +1,17 @@
-package org.privface.agent.publish;
+package org.privface.wire;
 
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.env.Environment;
 import jakarta.inject.Singleton;
-import org.privface.wire.KafkaClientProperties;
 
 /**
- * The one place the gateway's Kafka client settings come from: everything under {@code kafka.*}
- * ({@code kafka.bootstrap.servers}, and on a secured cluster {@code kafka.security.protocol},
- * {@code kafka.sasl.mechanism}, {@code kafka.sasl.jaas.config}, {@code kafka.ssl.*}; or the
- * {@code KAFKA_*} environment variables). {@link FacePublisher} and the control topic's consumer
- * and status producer all start from it.
+ * The one place a service's Kafka client settings come from, for the gateway and the recognizer
+ * alike: everything under {@code kafka.*} ({@code kafka.bootstrap.servers}, and on a secured
+ * cluster {@code kafka.security.protocol}, {@code kafka.sasl.mechanism},
+ * {@code kafka.sasl.jaas.config}, {@code kafka.ssl.*}; or the {@code KAFKA_*} environment
+ * variables). The agent's publisher, control and status clients and the recognizer's readers and
+ * output all start from it. Micronaut is a provided dependency of this module: code without a
+ * Micronaut context never loads this class.
  */
 @Factory
 public class KafkaClientFactory {
