@@ -25,7 +25,7 @@ class TopicsTest {
                 "privface.south.query", Topics.RESULTS, Topics.DEAD_LETTER, Topics.control("north"),
                 Topics.control("south"), Topics.status("north"), Topics.status("south"), Topics.gallery("north"),
                 Topics.gallery("south"), Topics.answer("north"), Topics.answer("south"), Topics.erasure("north"),
-                Topics.erasure("south")), names);
+                Topics.erasure("south"), "privface.fleet-sites"), names);
         // Enrollments compacted per record key, which starts with the person's pseudonym (#43).
         Map<String, String> enrollment = specs.stream().filter(t -> t.name().equals(Topics.enrollment("north")))
                 .findFirst().orElseThrow().config();
