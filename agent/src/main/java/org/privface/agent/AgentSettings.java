@@ -322,7 +322,14 @@ public class AgentSettings {
         private String release = "vector";
         /** Key id → base64 X.509 Ed25519 public key of the recognizer; only galleries it signed are used. */
         private java.util.Map<String, String> galleryKeys = new java.util.LinkedHashMap<>();
+        /**
+         * A gallery built longer ago than this is refused, and a held one stops being used: a stale
+         * or replayed gallery is not answered with. The recognizer republishes well within it.
+         */
+        private java.time.Duration galleryMaxAge = java.time.Duration.ofDays(7);
 
+        public java.time.Duration getGalleryMaxAge() { return galleryMaxAge; }
+        public void setGalleryMaxAge(java.time.Duration galleryMaxAge) { this.galleryMaxAge = galleryMaxAge; }
         public String getRelease() { return release; }
         public void setRelease(String release) { this.release = release; }
         public java.util.Map<String, String> getGalleryKeys() { return galleryKeys; }
