@@ -82,7 +82,8 @@ public final class GalleryBuilder {
             Gallery.Threshold t = g.calibrate(s.directions(), null, rate, bound);
             g = g.withThreshold(t.value());
             cal = GalleryCalibration.newBuilder().setStrangerSet(s.setId()).setStrangers((int) t.strangers())
-                    .setAccepted((int) t.accepted()).setTargetRate(Math.max(0, Math.min(1, t.target()))).build();
+                    .setAccepted((int) t.accepted()).setTargetRate(Math.max(0, Math.min(1, t.target())))
+                    .setEpsilon(answerEpsilon).setRule(bound.name().toLowerCase(java.util.Locale.ROOT)).build();
         }
         return FaceGallery.newBuilder().setSiteId(site).setVersion(version).setBuiltAt(now).setBasisId(basisId)
                 .setK(g.k()).setLabels(labels).setTemplates(FaceRecords.flatTemplates(g.templates()))

@@ -2,6 +2,7 @@ package org.privface.recognizer.answer;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +33,13 @@ import org.slf4j.LoggerFactory;
  * signed ({@link GalleryPublisher}). Versions are the build's milliseconds and never go down, so
  * a restarted recognizer's gallery supersedes the last one without reading the topic (it may not:
  * only the site's gateways read galleries).
+ *
+ * <p>The open-set threshold holds its false-positive target only at the ε the answers are released
+ * at, so each site's gallery is calibrated at the ε its gateways report they answer with (their
+ * status reports' {@code answer.answerEpsilon}, the value most of them report), and rebuilt when
+ * that changes; until a gateway of the site has reported, at {@code recognizer.answer.epsilon}. A
+ * gateway answering at another ε refuses the gallery and reports why. A gallery is also rebuilt
+ * after {@code republish-after}, so it never reaches the gateways' maximum age.
  */
 @Singleton
 public class GalleryService implements AutoCloseable {
@@ -47,8 +55,12 @@ public class GalleryService implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private long lastVersion;
 
-    public GalleryService(AnswerSettings settings, KafkaClientProperties kafka) throws IOException {
+    private final org.privface.recognizer.ingest.StatusReader status;
+
+    public GalleryService(AnswerSettings settings, KafkaClientProperties kafka,
+                          org.privface.recognizer.ingest.StatusReader status) throws IOException {
         this.settings = settings;
+        this.status = status;
         if (settings.getSigningKeyFile() == null) {
             LOG.info("recognizer.answer.signing-key-file unset: no gallery models are published");
             publisher = null;
@@ -88,7 +100,50 @@ public class GalleryService implements AutoCloseable {
         return Optional.ofNullable(published.get(site));
     }
 
+    /**
+     * The ε per answer a site's gateways report under their current policy: the value most of
+     * them report (the newest report breaks a tie); empty until one has reported.
+     */
+    public java.util.OptionalDouble reportedAnswerEpsilon(String site) {
+        if (status == null) {
+            return java.util.OptionalDouble.empty();
+        }
+        Map<Double, Integer> votes = new java.util.HashMap<>();
+        Map<Double, Instant> newest = new java.util.HashMap<>();
+        status.gateways().getOrDefault(site, Map.of()).values().forEach(l -> {
+            if (l.current().body().get("answer") instanceof Map<?, ?> a && a.get("answerEpsilon") instanceof Number n
+                    && n.doubleValue() > 0 && Double.isFinite(n.doubleValue())) {
+                votes.merge(n.doubleValue(), 1, Integer::sum);
+                newest.merge(n.doubleValue(), l.current().receivedAt(), (x, y) -> x.isAfter(y) ? x : y);
+            }
+        });
+        return votes.keySet().stream().max(java.util.Comparator.<Double>comparingInt(votes::get)
+                .thenComparing(newest::get)).map(java.util.OptionalDouble::of).orElse(java.util.OptionalDouble.empty());
+    }
+
+    /** The ε a site's gallery is calibrated at now: its gateways' (reported), else the setting's. */
+    public double calibrationEpsilon(String site) {
+        return reportedAnswerEpsilon(site).orElse(settings.getEpsilon());
+    }
+
+    /** Sites whose published open-set gallery no longer fits: calibrated at another ε, or due to be republished. */
+    private void markStale() {
+        for (Map.Entry<String, FaceGallery> e : Map.copyOf(published).entrySet()) {
+            FaceGallery g = e.getValue();
+            boolean old = Duration.between(g.getBuiltAt(), Instant.now()).compareTo(settings.getRepublishAfter()) > 0;
+            Double at = g.getCalibration() == null ? null : g.getCalibration().getEpsilon();
+            boolean otherEpsilon = at != null && reportedAnswerEpsilon(e.getKey()).isPresent()
+                    && Math.abs(at - reportedAnswerEpsilon(e.getKey()).getAsDouble()) > 1e-6 * Math.max(1, at);
+            if ((old || otherEpsilon) && !lastArrival.containsKey(e.getKey())) {
+                LOG.info("site {}: gallery {} is rebuilt ({})", e.getKey(), g.getVersion(), old ? "due to be republished"
+                        : "its gateways answer at ε " + reportedAnswerEpsilon(e.getKey()).getAsDouble() + ", not " + at);
+                lastArrival.put(e.getKey(), System.nanoTime() - settings.getQuietPeriod().toNanos());
+            }
+        }
+    }
+
     private void buildDue() {
+        markStale();
         long quiet = settings.getQuietPeriod().toNanos();
         for (Map.Entry<String, Long> e : Map.copyOf(lastArrival).entrySet()) {
             if (System.nanoTime() - e.getValue() < quiet) {
@@ -116,12 +171,18 @@ public class GalleryService implements AutoCloseable {
                 synchronized (this) {
                     version = lastVersion = Math.max(lastVersion + 1, System.currentTimeMillis());
                 }
-                FaceGallery g = GalleryBuilder.build(site, version, space.get(), all, s, settings.getEpsilon(),
+                double epsilon = calibrationEpsilon(site);
+                if (s.isPresent() && reportedAnswerEpsilon(site).isEmpty()) {
+                    LOG.info("site {}: no gateway has reported its answer ε yet; calibrating at recognizer.answer.epsilon {}"
+                            + " until one does", site, epsilon);
+                }
+                FaceGallery g = GalleryBuilder.build(site, version, space.get(), all, s, epsilon,
                         settings.getReleasedRate(), settings.getCalibrationBound(), Instant.now());
                 publisher.publish(producer, g);
                 published.put(site, g);
-                LOG.info("site {}: gallery {} published, {} people from {} enrollment releases, threshold {}", site,
-                        version, g.getLabels().size(), g.getEnrollmentReleases(), g.getThreshold());
+                LOG.info("site {}: gallery {} published, {} people from {} enrollment releases, threshold {} for answers"
+                        + " at ε {}", site, version, g.getLabels().size(), g.getEnrollmentReleases(), g.getThreshold(),
+                        epsilon);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 return;
