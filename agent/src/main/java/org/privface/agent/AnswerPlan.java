@@ -65,9 +65,10 @@ record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, String ref
         }
         if (gallery.isPresent()) {
             Gallery g = gallery.get();
-            if (!g.basisId().equals(em.releaseSpace())) {
-                return refused("gallery " + g.version() + " is in space " + g.basisId() + ", this policy projects into "
-                        + em.releaseSpace());
+            try {
+                AnswerRelease.checkSpace(g, em);
+            } catch (IllegalStateException e) {
+                return refused(e.getMessage());
             }
             try {
                 rr.sampler(g.identities(), answer);

@@ -158,6 +158,41 @@ final class Mechanisms {
     }
 
     /**
+     * The releases each enrolled image needs under a policy: the vector's form, and where the
+     * site answers ({@code agent.answer.release} answer or both) with an EMBEDDING sign-cap, the
+     * templates' form ({@link EmbeddingMechanism#templatePreset}) for {@code people} enrolled people.
+     * An answer-only site needs no vector enrollment; with both, each image is charged both forms.
+     */
+    List<FaceMechanism> enrollmentForms(SitePolicy p, int people) {
+        FaceMechanism vector = forRelease(p, p.epsilon());
+        String release = settings.getAnswer().getRelease().trim().toLowerCase(Locale.ROOT);
+        if (!answers(p)) {
+            return List.of(vector);
+        }
+        FaceMechanism templates = templateForm(p, people);
+        if (release.equals("answer")) {
+            return List.of(templates);
+        }
+        boolean same = EmbeddingMechanism.Preset.forEpsilon(EmbeddingMechanism.Noise.SIGN_CAP, p.epsilon())
+                .equals(org.privface.privacy.embedding.TemplatePresets.forGallery(settings.getEmbedder().getNetwork(),
+                        p.epsilon(), people).preset());
+        return same ? List.of(vector) : List.of(vector, templates);
+    }
+
+    /** Whether the site answers with templates under this policy: answer or both, EMBEDDING sign-cap. */
+    boolean answers(SitePolicy p) {
+        return !settings.getAnswer().getRelease().trim().equalsIgnoreCase("vector") && p.mechanism() == Mechanism.EMBEDDING
+                && EmbeddingMechanism.Noise.parse(p.mode()) == EmbeddingMechanism.Noise.SIGN_CAP;
+    }
+
+    /** The templates' form of a policy for C enrolled people (cached like the others). */
+    EmbeddingMechanism templateForm(SitePolicy p, int people) {
+        String network = settings.getEmbedder().getNetwork();
+        return (EmbeddingMechanism) cache.computeIfAbsent("templates/" + network + "/" + p.epsilon() + "/" + people,
+                k -> EmbeddingMechanism.templatePreset(network, p.epsilon(), people));
+    }
+
+    /**
      * How a policy's releases compose on a track, each pure-ε release charged the ε its mechanism
      * states (never more than the share asked for), so the ledgers and the records agree.
      */

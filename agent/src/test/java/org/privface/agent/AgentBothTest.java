@@ -105,6 +105,15 @@ class AgentBothTest {
             List<PerturbedFace> all = SiteRecords.read(site, pipeline.published(), (k, f) -> { });
             enrollments = all.stream().filter(f -> f.getKind() == RecordKind.ENROLLMENT).toList();
             firstQueries = all.size() - enrollments.size();
+            // The vector and the templates need different enrollment releases: both go out, each charged.
+            List<PerturbedFace> templates = enrollments.stream()
+                    .filter(f -> f.getTrackId().startsWith(Enrollment.TEMPLATE_TRACK_PREFIX)).toList();
+            assertEquals(enrollments.size(), 2 * templates.size(), "one release of each form per enrolled image");
+            assertTrue(templates.stream().allMatch(f -> f.getMechanism().getBasisId().endsWith(".k64")),
+                    "dlib's template preset at ε 20 for 5 people is k 64");
+            assertTrue(enrollments.stream().filter(f -> !templates.contains(f))
+                    .allMatch(f -> f.getMechanism().getBasisId().endsWith(".k24")), "the vector's preset is k 24");
+            enrollments = templates;
             assertTrue(firstQueries >= people.size() * QUERY - 2, "query vectors " + firstQueries);
         }
         publishGallery(site, enrollments);
