@@ -121,7 +121,9 @@ final class Mechanisms {
      */
     static double defaultEnrollmentCap(AgentSettings s, double epsilonMax) {
         double fitMu = BasisFit.parse(s.getBasisFit()) == BasisFit.PRIVATE ? s.getBasisFitMu() : 0;
-        return MuGdp.combinedEpsilon(s.getEnrollReleases() * epsilonMax, fitMu, MuGdp.DEFAULT_DELTA);
+        // With both, each image may be released in two forms: the vector's and the templates' (enrollmentForms).
+        int forms = s.getAnswer().getRelease().trim().equalsIgnoreCase("both") ? 2 : 1;
+        return MuGdp.combinedEpsilon(forms * s.getEnrollReleases() * epsilonMax, fitMu, MuGdp.DEFAULT_DELTA);
     }
 
     /**

@@ -15,6 +15,11 @@ public class AnswerSettings {
     private String keyId = "recognizer";
     /** Public strangers' projections (PublicStrangers); unset, galleries are closed-set. */
     private Path strangersFile;
+    /** The strangers file's SHA-256 (hex), pinned: a file that does not match it is refused at start. */
+    private String strangersSha256;
+
+    public String getStrangersSha256() { return strangersSha256; }
+    public void setStrangersSha256(String strangersSha256) { this.strangersSha256 = strangersSha256; }
     /**
      * The ε per answer to calibrate a site's gallery for only until one of its gateways reports the
      * ε it answers with (status topic, {@code answer.answerEpsilon}); from then on the gateways'

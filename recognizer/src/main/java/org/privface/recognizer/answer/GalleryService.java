@@ -58,7 +58,8 @@ public class GalleryService implements AutoCloseable {
     private final org.privface.recognizer.ingest.StatusReader status;
 
     public GalleryService(AnswerSettings settings, KafkaClientProperties kafka,
-                          org.privface.recognizer.ingest.StatusReader status) throws IOException {
+                          org.privface.recognizer.ingest.StatusReader status)
+            throws IOException, java.security.NoSuchAlgorithmException {
         this.settings = settings;
         this.status = status;
         if (settings.getSigningKeyFile() == null) {
@@ -71,6 +72,14 @@ public class GalleryService implements AutoCloseable {
         }
         publisher = new GalleryPublisher(SignedControl.privateKey(Files.readString(settings.getSigningKeyFile())),
                 settings.getKeyId());
+        if (settings.getStrangersFile() != null && settings.getStrangersSha256() != null) {
+            String have = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(Files.readAllBytes(settings.getStrangersFile())));
+            if (!have.equalsIgnoreCase(settings.getStrangersSha256().trim())) {
+                throw new IllegalStateException("recognizer.answer.strangers-file " + settings.getStrangersFile()
+                        + " has SHA-256 " + have + ", not the pinned " + settings.getStrangersSha256());
+            }
+        }
         strangers = settings.getStrangersFile() == null ? Optional.empty()
                 : Optional.of(PublicStrangers.read(settings.getStrangersFile()));
         Properties p = kafka.producer();
