@@ -288,7 +288,7 @@ public final class Demo {
                     "-Drecognizer.answer.key-id=recognizer",
                     "-Drecognizer.answer.epsilon=" + answerEpsilon,
                     "-Drecognizer.answer.quiet-period=3s"));
-            Optional<Strangers> strangers = strangers(root, opt.get("--strangers"), epsilon, split.people(), work);
+            Optional<Strangers> strangers = strangers(root, opt.get("--strangers"), work);
             heldOut = strangers.flatMap(Strangers::heldOut).orElse(null);
             if (strangers.isPresent()) {
                 galleryOptions.add("-Drecognizer.answer.strangers-file=" + strangers.get().file());
@@ -370,8 +370,9 @@ public final class Demo {
                                 gallery.getCalibration().getEpsilon(), gallery.getCalibration().getRule(),
                                 gallery.getCalibration().getStrangers(), gallery.getCalibration().getStrangerSet(),
                                 gallery.getCalibration().getAccepted(), 100 * gallery.getCalibration().getTargetRate());
-                if (heldOut != null && heldOut.basisId().equals(gallery.getBasisId())) {
-                    openSet += "\nunseen strangers:     " + unseenFpir(gallery, heldOut, answerEpsilon);
+                Optional<PublicStrangers> unseen = heldOut == null ? Optional.empty() : heldOut.inSpace(gallery.getBasisId());
+                if (unseen.isPresent()) {
+                    openSet += "\nunseen strangers:     " + unseenFpir(gallery, unseen.get(), answerEpsilon);
                 }
             }
             queryOptions.addAll(List.of("-Dagent.publish-enrollments=false",
@@ -479,12 +480,11 @@ public final class Demo {
      * The public strangers' file for the gallery's threshold: the one named, none, or (auto) built
      * by {@link StrangersFile} from {@code lfw-public} (under FACE_DATASETS or ../shared/datasets):
      * every image of every other person (about 2,400 faces, at least {@value StrangersFile#MIN_FACES}
-     * needed), projected into the templates' space of the policy's ε for this many people; the
-     * other half of the people is kept for measuring the false-positive rate on strangers the
+     * needed), raw embeddings the recognizer projects into the gallery's space; the other half of the people is kept for measuring the false-positive rate on strangers the
      * calibration never saw. Public faces only, never the site's. The raw embeddings are cached in
      * {@code k8s/local-stack/target/strangers-cache}, since embedding 4,840 faces takes minutes.
      */
-    static Optional<Strangers> strangers(Path root, String option, double epsilon, int people, Path work)
+    static Optional<Strangers> strangers(Path root, String option, Path work)
             throws IOException {
         if (option.equals("none")) {
             return Optional.empty();
@@ -504,23 +504,23 @@ public final class Demo {
         }
         long t0 = System.nanoTime();
         Path cache = Files.createDirectories(root.resolve("k8s/local-stack/target/strangers-cache"));
-        double[][][] halves = new double[2][][];
+        Path[] files = new Path[2];
         for (int offset = 0; offset < 2; offset++) {
-            Path raw = cache.resolve("lfw-public-" + network + "-" + (offset == 0 ? "calibration" : "unseen") + ".txt");
-            if (!Files.isRegularFile(raw)) {
+            files[offset] = cache.resolve("lfw-public-" + network + "-" + (offset == 0 ? "calibration" : "unseen") + ".txt");
+            if (!Files.isRegularFile(files[offset])) {
                 double[][] e = StrangersFile.embed(pub.get(), network, offset, work.resolve("strangers-links-" + offset));
-                new PublicStrangers("lfw-public", "raw-" + network, e).write(raw);
+                Path tmp = work.resolve("strangers-" + offset + ".txt");
+                StrangersFile.write(tmp, "lfw-public", network, e);
+                Files.move(tmp, files[offset], java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
-            halves[offset] = PublicStrangers.read(raw).directions();
         }
-        Path file = work.resolve("public-strangers.txt");
-        StrangersFile.Built b = StrangersFile.write(file, "lfw-public", network, epsilon, people, halves[0]);
-        PublicStrangers unseen = PublicStrangers.project("lfw-public-unseen",
-                EmbeddingMechanism.templatePreset(network, epsilon, people), halves[1]);
-        System.out.printf("public strangers: %d faces of every other lfw-public person (%s, %s, sha256 %s) for the"
-                + " gallery's threshold; %d faces of the other people kept unseen (%.1f s)%n", b.faces(), network, b.space(),
-                b.sha256().substring(0, 16), unseen.directions().length, (System.nanoTime() - t0) / 1e9);
-        return Optional.of(new Strangers(file, Optional.of(unseen)));
+        PublicStrangers calibration = PublicStrangers.read(files[0]);
+        PublicStrangers unseen = PublicStrangers.read(files[1]);
+        System.out.printf("public strangers: %d faces of every other lfw-public person (%s embeddings, sha256 %s) for the"
+                + " gallery's threshold; %d faces of the other people kept unseen (%.1f s)%n", calibration.directions().length,
+                network, StrangersFile.sha256(files[0]).substring(0, 16), unseen.directions().length,
+                (System.nanoTime() - t0) / 1e9);
+        return Optional.of(new Strangers(files[0], Optional.of(unseen)));
     }
 
     /**

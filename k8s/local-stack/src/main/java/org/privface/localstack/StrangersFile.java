@@ -14,21 +14,21 @@ import org.privface.agent.detect.FaceModels;
 import org.privface.agent.detect.YuNetDetector;
 import org.privface.agent.embed.FaceEmbedder;
 import org.privface.agent.embed.FaceEmbedders;
-import org.privface.privacy.embedding.EmbeddingMechanism;
 import org.privface.recognizer.answer.PublicStrangers;
 
 /**
  * Builds the public strangers file a gallery's open-set threshold is calibrated on, from any
  * public folder of people (folder per person; never a site's faces): every image of every other
  * person ({@code --offset 0}: the 1st, 3rd, ...; sorted by name), detected by YuNet and embedded
- * by the gateway's network, projected into the templates' space the gateway decodes in
- * ({@link EmbeddingMechanism#templatePreset} for the site's ε and number of people). The other
- * half of the people ({@code --offset 1}) is what the demo measures the false-positive rate on,
- * people calibration never saw. Prints the faces, the people and the file's SHA-256, which the
- * recognizer pins ({@code recognizer.answer.strangers-sha256}).
+ * by the gateway's network. The file holds the raw embeddings ({@code raw-<network>}), so one file
+ * serves every site of that network: the recognizer projects them into each gallery's space as the
+ * gateway projects a query ({@code PublicStrangers.inSpace}). The other half of the people
+ * ({@code --offset 1}) is what the demo measures the false-positive rate on, people calibration
+ * never saw. Prints the faces and the file's SHA-256, which the recognizer pins
+ * ({@code recognizer.answer.strangers-sha256}).
  *
  * <pre>
- *   --faces ../shared/datasets/lfw-public --network dlib --epsilon 20 --people 5 [--offset 0] --out strangers.txt
+ *   --faces ../shared/datasets/lfw-public [--network dlib] [--offset 0] --out public-strangers-dlib.txt
  * </pre>
  */
 public final class StrangersFile {
@@ -39,32 +39,28 @@ public final class StrangersFile {
     }
 
     /** What was built. */
-    public record Built(Path file, int faces, int people, String space, String sha256) {
+    public record Built(Path file, int faces, String space, String sha256) {
     }
 
     public static void main(String[] args) throws Exception {
         Path faces = null;
         Path out = null;
         String network = FaceEmbedders.DLIB;
-        double epsilon = Double.NaN;
-        int people = -1;
         int offset = 0;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--faces" -> faces = Path.of(args[i + 1]);
                 case "--out" -> out = Path.of(args[i + 1]);
                 case "--network" -> network = args[i + 1];
-                case "--epsilon" -> epsilon = Double.parseDouble(args[i + 1]);
-                case "--people" -> people = Integer.parseInt(args[i + 1]);
                 case "--offset" -> offset = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; see the class doc");
             }
         }
-        if (faces == null || out == null || Double.isNaN(epsilon) || people < 1) {
-            throw new IllegalArgumentException("--faces, --epsilon, --people and --out are required");
+        if (faces == null || out == null) {
+            throw new IllegalArgumentException("--faces and --out are required");
         }
         double[][] embeddings = embed(faces, network, offset, out.toAbsolutePath().getParent().resolve("strangers-links"));
-        Built b = write(out, faces.getFileName().toString(), network, epsilon, people, embeddings);
+        Built b = write(out, faces.getFileName().toString(), network, embeddings);
         System.out.printf("%d faces of public people (every other person from the %s, %s) in space %s -> %s%nsha256 %s%n",
                 b.faces(), offset == 0 ? "first" : "second", faces, b.space(), b.file(), b.sha256());
         if (b.faces() < MIN_FACES) {
@@ -95,12 +91,11 @@ public final class StrangersFile {
         return embedded.faces();
     }
 
-    /** Projects raw embeddings into the templates' space for (network, ε, people) and writes the file. */
-    public static Built write(Path out, String setId, String network, double epsilon, int people, double[][] embeddings)
-            throws IOException {
-        EmbeddingMechanism m = EmbeddingMechanism.templatePreset(network, epsilon, people);
-        PublicStrangers.project(setId, m, embeddings).write(out);
-        return new Built(out, embeddings.length, people, m.releaseSpace(), sha256(out));
+    /** Writes raw embeddings as a strangers file of every space of the network. */
+    public static Built write(Path out, String setId, String network, double[][] embeddings) throws IOException {
+        PublicStrangers p = new PublicStrangers(setId, PublicStrangers.RAW + network, embeddings);
+        p.write(out);
+        return new Built(out, embeddings.length, p.basisId(), sha256(out));
     }
 
     public static String sha256(Path file) throws IOException {

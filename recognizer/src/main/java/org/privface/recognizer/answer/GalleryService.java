@@ -171,7 +171,7 @@ public class GalleryService implements AutoCloseable {
                     LOG.info("site {}: no EMBEDDING enrollments, no gallery", site);
                     continue;
                 }
-                Optional<PublicStrangers> s = strangers.filter(x -> x.basisId().equals(space.get()));
+                Optional<PublicStrangers> s = strangers.flatMap(x -> x.inSpace(space.get()));
                 if (strangers.isPresent() && s.isEmpty()) {
                     LOG.warn("site {}: the public strangers are in {}, the enrollments in {}: closed-set gallery", site,
                             strangers.get().basisId(), space.get());
