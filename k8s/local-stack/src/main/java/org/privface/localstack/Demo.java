@@ -508,7 +508,8 @@ public final class Demo {
         for (int offset = 0; offset < 2; offset++) {
             files[offset] = cache.resolve("lfw-public-" + network + "-" + (offset == 0 ? "calibration" : "unseen") + ".txt");
             if (!Files.isRegularFile(files[offset])) {
-                double[][] e = StrangersFile.embed(pub.get(), network, offset, work.resolve("strangers-links-" + offset));
+                double[][] e = StrangersFile.embed(pub.get(), network, offset, work.resolve("strangers-links-" + offset),
+                        yunet.get());
                 Path tmp = work.resolve("strangers-" + offset + ".txt");
                 StrangersFile.write(tmp, "lfw-public", network, e);
                 Files.move(tmp, files[offset], java.nio.file.StandardCopyOption.REPLACE_EXISTING);

@@ -59,7 +59,9 @@ public final class StrangersFile {
         if (faces == null || out == null) {
             throw new IllegalArgumentException("--faces and --out are required");
         }
-        double[][] embeddings = embed(faces, network, offset, out.toAbsolutePath().getParent().resolve("strangers-links"));
+        Path yunet = FaceModels.findYunet(null).orElseThrow(() -> new IllegalStateException("YuNet not found under "
+                + FaceModels.sharedModels().toAbsolutePath() + " (set FACE_MODELS)"));
+        double[][] embeddings = embed(faces, network, offset, out.toAbsolutePath().getParent().resolve("strangers-links"), yunet);
         Built b = write(out, faces.getFileName().toString(), network, embeddings);
         System.out.printf("%d faces of public people (every other person from the %s, %s) in space %s -> %s%nsha256 %s%n",
                 b.faces(), offset == 0 ? "first" : "second", faces, b.space(), b.file(), b.sha256());
@@ -69,9 +71,7 @@ public final class StrangersFile {
     }
 
     /** The raw embeddings of every image of every other person of {@code folder}, from {@code offset}. */
-    public static double[][] embed(Path folder, String network, int offset, Path links) throws IOException {
-        Path yunet = FaceModels.findYunet(null).orElseThrow(() -> new IllegalStateException("YuNet not found under "
-                + FaceModels.sharedModels().toAbsolutePath() + " (set FACE_MODELS)"));
+    public static double[][] embed(Path folder, String network, int offset, Path links, Path yunet) throws IOException {
         Files.createDirectories(links);
         List<Path> all;
         try (Stream<Path> s = Files.list(folder)) {
