@@ -122,7 +122,7 @@ final class Mechanisms {
     static double defaultEnrollmentCap(AgentSettings s, double epsilonMax) {
         double fitMu = BasisFit.parse(s.getBasisFit()) == BasisFit.PRIVATE ? s.getBasisFitMu() : 0;
         // With both, each image may be released in two forms: the vector's and the templates' (enrollmentForms).
-        int forms = s.getAnswer().getRelease().trim().equalsIgnoreCase("both") ? 2 : 1;
+        int forms = s.getAnswer().enrollmentForms().equals("both") ? 2 : 1;
         return MuGdp.combinedEpsilon(forms * s.getEnrollReleases() * epsilonMax, fitMu, MuGdp.DEFAULT_DELTA);
     }
 
@@ -167,12 +167,12 @@ final class Mechanisms {
      */
     List<FaceMechanism> enrollmentForms(SitePolicy p, int people) {
         FaceMechanism vector = forRelease(p, p.epsilon());
-        String release = settings.getAnswer().getRelease().trim().toLowerCase(Locale.ROOT);
+        String forms = settings.getAnswer().enrollmentForms();
         if (!answers(p)) {
             return List.of(vector);
         }
         FaceMechanism templates = templateForm(p, people);
-        if (release.equals("answer")) {
+        if (forms.equals("templates")) {
             return List.of(templates);
         }
         boolean same = EmbeddingMechanism.Preset.forEpsilon(EmbeddingMechanism.Noise.SIGN_CAP, p.epsilon())
@@ -183,7 +183,7 @@ final class Mechanisms {
 
     /** Whether the site answers with templates under this policy: answer or both, EMBEDDING sign-cap. */
     boolean answers(SitePolicy p) {
-        return !settings.getAnswer().getRelease().trim().equalsIgnoreCase("vector") && p.mechanism() == Mechanism.EMBEDDING
+        return !settings.getAnswer().enrollmentForms().equals("vector") && p.mechanism() == Mechanism.EMBEDDING
                 && EmbeddingMechanism.Noise.parse(p.mode()) == EmbeddingMechanism.Noise.SIGN_CAP;
     }
 

@@ -351,8 +351,11 @@ public final class Demo {
             enrolOptions.add("-Dagent.ledger=" + work.resolve("ledger-enrol.csv"));
             // The enrollment a site answering needs: the templates' form, and with vectors too the vector's
             // (compare scores both, so it enrols as both would): each enrolled image is charged each form.
-            enrolOptions.add("-Dagent.answer.release=" + (release.equals("compare") ? "both" : release));
-            enrolOptions.add("-Dagent.answer.gallery-keys.recognizer=" + galleryKey);
+            // It answers no query itself: it reports no answer ε, so the gallery is calibrated for the passes'.
+            enrolOptions.add("-Dagent.answer.enrollment-forms=" + switch (release) {
+                case "compare", "both" -> "both";
+                default -> "templates";
+            });
             ManagedProcess enrol = ManagedProcess.java("agent-enrol", classpath(root, "agent"), "org.privface.agent.Application",
                     enrolOptions, List.of(), env, work);
             running.add(enrol);
