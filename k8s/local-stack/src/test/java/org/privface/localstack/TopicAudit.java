@@ -392,6 +392,12 @@ final class TopicAudit {
             // person id or a person's spend (issue 33).
             "linking", obj("enabled", "budgetScope", "reason", "threshold",
                     "noised", obj("appearances", "linkedAppearances", "noise", NOISE)),
+            // The answer release (AnswerMode.report): the setting, the ε per answer, the gallery held and why
+            // galleries or faces were refused; counts of the gateway's own answers, nothing of a person (issue 38).
+            "answer", obj("release", "answerEpsilon", "gallery", obj("version", "identities", "basisId", "builtAt",
+                    "calibrationEpsilon", "calibrationRule", "calibrationStrangers", "none", "refused", "lastRefusal"),
+                    "answers", "withheldNoGallery", "withheldUnanswerable", "unanswerableBecause", "droppedBySpool",
+                    "queriesWithheldBecause", "lastProblem"),
             "residentMemoryBytes");
 
     private void json(Captured r, String where, Shape shape) {
