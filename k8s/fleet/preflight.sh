@@ -11,6 +11,8 @@ may() { kubectl -n "$ns" get "$1" "$2" >/dev/null 2>&1 || echo "absent (optional
 need configmap privface-face-models "YuNet for every gateway (k8s/README.md, Face models)"
 may secret privface-console "the console's signing key, operators and Kafka credentials"
 may secret privface-recognizer-admin "the recognizer's retrain token"
+need secret privface-recognizer-gallery "the recognizer's gallery signing key (k8s/README.md, Deploy)"
+need configmap privface-gallery-keys "the gallery key's public half, for the answering sites"
 may secret privface-agent-control-north "site north's REST control token"
 may secret privface-agent-control-south "site south's REST control token"
 [ "$missing" = 0 ] && echo "preflight: every required object is present"

@@ -189,8 +189,13 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             startErasures(mechanisms, ledger);
         }
 
+        boolean both = org.privface.agent.answer.AnswerMode.Release.parse(settings.getAnswer().getRelease())
+                == org.privface.agent.answer.AnswerMode.Release.BOTH;
         answers = org.privface.agent.answer.AnswerMode.open(settings.getAnswer().getRelease(),
-                settings.getAnswer().getGalleryKeys(), settings.getSiteId(), kafka, uplink);
+                settings.getAnswer().getGalleryKeys(), settings.getSiteId(), kafka, uplink,
+                new org.privface.agent.answer.GalleryFollower.Options(settings.getDataDir().resolve(GALLERY_VERSION),
+                        settings.getAnswer().getGalleryMaxAge(), java.time.Clock.systemUTC(),
+                        answerEpsilon(mechanisms, policies, both)));
         if (answers != null) {
             org.privface.agent.answer.AnswerMode a = answers;
             state.register("answer", a::report);
@@ -416,6 +421,31 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
 
     /** The enrollment ledger's file name in the data directory. */
     static final String ENROLLMENT_LEDGER = "enrollment-ledger.txt";
+
+    /** The newest gallery version this gateway installed, kept so a restart takes nothing older. */
+    static final String GALLERY_VERSION = "gallery-version";
+
+    /**
+     * The ε per answer under the current policy, worked out once per policy version: what the
+     * gateway reports for its site's calibration and checks a gallery's calibration against.
+     */
+    private static java.util.function.DoubleSupplier answerEpsilon(Mechanisms mechanisms, PolicyStore policies,
+                                                                   boolean both) {
+        double[] cached = {Double.NaN};
+        long[] version = {Long.MIN_VALUE};
+        return () -> {
+            PolicyStore.Versioned v = policies.current();
+            synchronized (cached) {
+                if (v.version() != version[0]) {
+                    AnswerPlan p = AnswerPlan.of(mechanisms, v.policy(), mechanisms.chargedBudget(v.policy()), both,
+                            java.util.Optional.empty(), null);
+                    cached[0] = p.ok() ? p.answerEpsilon() : Double.NaN;
+                    version[0] = v.version();
+                }
+                return cached[0];
+            }
+        };
+    }
 
     record Camera(String name, String uri, boolean live, boolean independentFrames, CameraSettings settings) {
     }

@@ -348,7 +348,36 @@ public class AgentSettings {
         private String release = "vector";
         /** Key id → base64 X.509 Ed25519 public key of the recognizer; only galleries it signed are used. */
         private java.util.Map<String, String> galleryKeys = new java.util.LinkedHashMap<>();
+        /**
+         * A gallery built longer ago than this is refused, and a held one stops being used: a stale
+         * or replayed gallery is not answered with. The recognizer republishes well within it.
+         */
+        private java.time.Duration galleryMaxAge = java.time.Duration.ofDays(7);
 
+        /**
+         * Which forms each enrolled image is released in: {@code vector}, {@code templates} or
+         * {@code both}; unset, what the release needs (vector: vector, answer: templates, both: both).
+         * A gateway that only enrolls for another's queries (the demo's enrollment pass) sets it.
+         */
+        private String enrollmentForms;
+
+        public String getEnrollmentForms() { return enrollmentForms; }
+        public void setEnrollmentForms(String enrollmentForms) { this.enrollmentForms = enrollmentForms; }
+        /** The enrollment forms asked for, or the release's. */
+        public String enrollmentForms() {
+            if (enrollmentForms != null && !enrollmentForms.isBlank()) {
+                String f = enrollmentForms.trim().toLowerCase(java.util.Locale.ROOT);
+                if (!java.util.List.of("vector", "templates", "both").contains(f)) {
+                    throw new IllegalArgumentException("agent.answer.enrollment-forms must be vector, templates or both, not '"
+                            + enrollmentForms + "'");
+                }
+                return f;
+            }
+            String r = release.trim().toLowerCase(java.util.Locale.ROOT);
+            return r.equals("answer") ? "templates" : r;
+        }
+        public java.time.Duration getGalleryMaxAge() { return galleryMaxAge; }
+        public void setGalleryMaxAge(java.time.Duration galleryMaxAge) { this.galleryMaxAge = galleryMaxAge; }
         public String getRelease() { return release; }
         public void setRelease(String release) { this.release = release; }
         public java.util.Map<String, String> getGalleryKeys() { return galleryKeys; }

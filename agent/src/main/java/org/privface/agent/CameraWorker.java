@@ -132,6 +132,23 @@ final class CameraWorker {
         this.answers = mode;
     }
 
+    private AnswerPlan plan;
+    private long planBudgetVersion = Long.MIN_VALUE;
+    private org.privface.privacy.answer.Gallery planGallery;
+
+    /** The answer plan of the current policy and gallery, worked out once per change of either. */
+    private AnswerPlan answerPlan(org.privface.privacy.answer.Gallery g) {
+        if (plan == null || planBudgetVersion != budgetVersion || planGallery != g) {
+            plan = AnswerPlan.of(mechanisms, policy, budget, answers.vectors(), Optional.of(g), answers.sampler());
+            planBudgetVersion = budgetVersion;
+            planGallery = g;
+            if (!plan.ok()) {
+                LOG.error("camera {}: query faces are withheld uncharged: {}", camera, plan.refusal());
+            }
+        }
+        return plan;
+    }
+
     void accept(Frame frame) {
         frames.incrementAndGet();
         framesCounter.increment();
@@ -186,6 +203,17 @@ final class CameraWorker {
                     withheldCounter.increment();
                     continue;
                 }
+                AnswerPlan plan = null;
+                if (answers != null && gallery.isPresent()) {
+                    plan = answerPlan(gallery.get());
+                    if (!plan.ok()) {
+                        // Refused before the grant: a face that cannot be answered is not charged.
+                        answers.withheldForPlan(plan.refusal());
+                        withheld.incrementAndGet();
+                        withheldCounter.increment();
+                        continue;
+                    }
+                }
                 long[] state = tracks.computeIfAbsent(t.trackId(), id -> new long[] {0});
                 // The person is linked before any grant, and must have room before the track asks.
                 Optional<GatewayLinking.Segment> segment = linking == null ? Optional.empty() : linking.personOf(camera,
@@ -204,22 +232,17 @@ final class CameraWorker {
                 // A split's later segment goes out under its own fresh id (ReleaseGate).
                 String trackId = d.publishedTrackId();
                 TrackBudget.Grant g = d.grant();
-                // With both forms, each spends half of the grant, so together they spend what was charged.
-                boolean answering = answers != null && gallery.isPresent();
+                // With both forms, the vector asks half the charge and the answer spends the rest (AnswerPlan).
+                boolean answering = plan != null;
                 boolean both = answering && answers.vectors();
-                double vectorEpsilon = both ? g.epsilonForThisRelease() / 2 : g.epsilonForThisRelease();
-                FaceMechanism m = mechanisms.forRelease(policy, vectorEpsilon, g.muForThisRelease());
+                FaceMechanism m = answering ? plan.mechanism()
+                        : mechanisms.forRelease(policy, g.epsilonForThisRelease(), g.muForThisRelease());
                 if (answering) {
                     // The answer spends at most what the ledgers charged for this grant (less the vector's
                     // stated ε where both go out), and its record states what it spent: that is counted.
-                    double answerEpsilon = budget.unitsPerRelease() - (both ? m.epsilonPerFace() : 0);
-                    Optional<org.privface.wire.avro.FaceAnswer> sent = m instanceof org.privface.privacy.embedding.EmbeddingMechanism em
-                            ? answers.answer(gallery.get(), em, embedding.get(), answerEpsilon, camera, trackId,
-                                    frame.capturedAt(), answerTrack(trackSection(g)))
-                            : Optional.empty();
-                    if (sent.isEmpty() && !(m instanceof org.privface.privacy.embedding.EmbeddingMechanism)) {
-                        LOG.error("camera {}: answers need the EMBEDDING mechanism, not {}", camera, policy.mechanism());
-                    }
+                    Optional<org.privface.wire.avro.FaceAnswer> sent = answers.answer(gallery.get(), plan.mechanism(),
+                            embedding.get(), plan.answerEpsilon(), camera, trackId, frame.capturedAt(),
+                            answerTrack(trackSection(g)));
                     if (sent.isPresent()) {
                         double stated = sent.get().getMechanism().getEpsilonPerFace();
                         // Like a vector's: which image and face the answer came from, for offline scoring.

@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Enrollment {
     private static final Logger LOG = LoggerFactory.getLogger(Enrollment.class);
+    /** trackId prefix of the enrollment releases a gallery's templates are built from (docs/wire.md). */
+    static final String TEMPLATE_TRACK_PREFIX = "enroll-templates-";
 
     private final Path folder;
     private final int releasesPerImage;
@@ -67,7 +69,27 @@ final class Enrollment {
         if (faces == null || faces.size() == 0) {
             return 0;
         }
-        FaceMechanism m = mechanisms.forRelease(policy, policy.epsilon());
+        java.util.List<FaceMechanism> forms = mechanisms.enrollmentForms(policy, faces.names().size());
+        if (forms.size() > 1) {
+            LOG.info("enrollment: the vector and the answer's templates need different releases ({}): each enrolled"
+                    + " image is charged both, ε {} in all", forms.stream().map(f -> f instanceof
+                    org.privface.privacy.embedding.EmbeddingMechanism e ? e.releaseSpace() : "vector").toList(),
+                    forms.stream().mapToDouble(FaceMechanism::epsilonPerFace).sum());
+        }
+        // The ledger keeps one form per image, the latest: forms go out in this order, so an image whose
+        // entry is complete in the last form has all of them, and a restart does not release it again.
+        EnrollmentLedger.Form last = EnrollmentLedger.Form.of(forms.get(forms.size() - 1).perturb(faces.faces()[0]));
+        long made = 0;
+        boolean templates = mechanisms.answers(policy);
+        for (int f = 0; f < forms.size(); f++) {
+            made += publish(policy, faces, forms.get(f), f, last, templates);
+        }
+        return made;
+    }
+
+    /** Releases one form of the enrollment: what each image still lacks of it, within the ledger's cap. */
+    private long publish(SitePolicy policy, LabelledFaces faces, FaceMechanism m, int formIndex,
+                         EnrollmentLedger.Form last, boolean templates) {
         // The form (its basis id above all) is read off a release; this one is never published.
         EnrollmentLedger.Form form = EnrollmentLedger.Form.of(m.perturb(faces.faces()[0]));
         long made = 0;
@@ -80,7 +102,7 @@ final class Enrollment {
                 continue;
             }
             int have = ledger.releasesInForm(hash, form);
-            if (have >= releasesPerImage) {
+            if (have >= releasesPerImage || !form.equals(last) && ledger.releasesInForm(hash, last) >= releasesPerImage) {
                 skipped++;
                 continue;
             }
@@ -101,8 +123,9 @@ final class Enrollment {
             }
             String label = faces.names().get(faces.labels()[i]);
             String pseudonym = keys.pseudonym(site, label);
-            String tag = keys.imageTag(hash);
-            String track = "enroll-" + UUID.randomUUID();
+            String tag = keys.imageTag(hash, formIndex);
+            // The templates' form is marked so the recognizer builds the gallery in its space (docs/wire.md).
+            String track = (form.equals(last) && templates ? TEMPLATE_TRACK_PREFIX : "enroll-") + UUID.randomUUID();
             for (int r = 0; r < c.granted(); r++) {
                 Release rel = m.perturb(faces.faces()[i]);
                 PerturbedFace rec = publisher.record(rel, "enrollment", track, Instant.now(), label,

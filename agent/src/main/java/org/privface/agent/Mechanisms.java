@@ -121,7 +121,9 @@ final class Mechanisms {
      */
     static double defaultEnrollmentCap(AgentSettings s, double epsilonMax) {
         double fitMu = BasisFit.parse(s.getBasisFit()) == BasisFit.PRIVATE ? s.getBasisFitMu() : 0;
-        return MuGdp.combinedEpsilon(s.getEnrollReleases() * epsilonMax, fitMu, MuGdp.DEFAULT_DELTA);
+        // With both, each image may be released in two forms: the vector's and the templates' (enrollmentForms).
+        int forms = s.getAnswer().enrollmentForms().equals("both") ? 2 : 1;
+        return MuGdp.combinedEpsilon(forms * s.getEnrollReleases() * epsilonMax, fitMu, MuGdp.DEFAULT_DELTA);
     }
 
     /**
@@ -155,6 +157,41 @@ final class Mechanisms {
 
     FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease) {
         return forRelease(p, epsilonPerRelease, Double.NaN);
+    }
+
+    /**
+     * The releases each enrolled image needs under a policy: the vector's form, and where the
+     * site answers ({@code agent.answer.release} answer or both) with an EMBEDDING sign-cap, the
+     * templates' form ({@link EmbeddingMechanism#templatePreset}) for {@code people} enrolled people.
+     * An answer-only site needs no vector enrollment; with both, each image is charged both forms.
+     */
+    List<FaceMechanism> enrollmentForms(SitePolicy p, int people) {
+        FaceMechanism vector = forRelease(p, p.epsilon());
+        String forms = settings.getAnswer().enrollmentForms();
+        if (!answers(p)) {
+            return List.of(vector);
+        }
+        FaceMechanism templates = templateForm(p, people);
+        if (forms.equals("templates")) {
+            return List.of(templates);
+        }
+        boolean same = EmbeddingMechanism.Preset.forEpsilon(EmbeddingMechanism.Noise.SIGN_CAP, p.epsilon())
+                .equals(org.privface.privacy.embedding.TemplatePresets.forGallery(settings.getEmbedder().getNetwork(),
+                        p.epsilon(), people).preset());
+        return same ? List.of(vector) : List.of(vector, templates);
+    }
+
+    /** Whether the site answers with templates under this policy: answer or both, EMBEDDING sign-cap. */
+    boolean answers(SitePolicy p) {
+        return !settings.getAnswer().enrollmentForms().equals("vector") && p.mechanism() == Mechanism.EMBEDDING
+                && EmbeddingMechanism.Noise.parse(p.mode()) == EmbeddingMechanism.Noise.SIGN_CAP;
+    }
+
+    /** The templates' form of a policy for C enrolled people (cached like the others). */
+    EmbeddingMechanism templateForm(SitePolicy p, int people) {
+        String network = settings.getEmbedder().getNetwork();
+        return (EmbeddingMechanism) cache.computeIfAbsent("templates/" + network + "/" + p.epsilon() + "/" + people,
+                k -> EmbeddingMechanism.templatePreset(network, p.epsilon(), people));
     }
 
     /**

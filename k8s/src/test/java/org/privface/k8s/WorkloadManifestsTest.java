@@ -175,6 +175,67 @@ class WorkloadManifestsTest extends ManifestsFixture {
         }
     }
 
+    /**
+     * The answer release runs on Kubernetes (issue 38): the recognizer reads its gallery signing key
+     * from the Secret privface-recognizer-gallery (not optional: without it no gallery is
+     * published), and the public strangers file from a read-only claim, pinned by the SHA-256 in its
+     * pod template's annotation; at least one site answers, its gateways trusting the gallery key
+     * from the ConfigMap privface-gallery-keys under the id the recognizer signs with.
+     */
+    @Test
+    void theRecognizerSignsGalleriesCalibratesOnPinnedStrangersAndASiteAnswers() {
+        Deployment rec = of(Deployment.class).stream().filter(d -> d.getMetadata().getName().equals("privface-recognizer"))
+                .findFirst().orElseThrow();
+        PodSpec rs = rec.getSpec().getTemplate().getSpec();
+        Container rc = rs.getContainers().get(0);
+        String keyFile = env(rc, "RECOGNIZER_ANSWER_SIGNING_KEY_FILE");
+        assertEquals("privface-recognizer-gallery", mountedFrom(rs, keyFile, true), "the gallery key comes from its Secret");
+        var keyVolume = rs.getVolumes().stream().filter(v -> v.getSecret() != null
+                && "privface-recognizer-gallery".equals(v.getSecret().getSecretName())).findFirst().orElseThrow();
+        assertTrue(keyVolume.getSecret().getOptional() == null || !keyVolume.getSecret().getOptional(),
+                "without the key no gallery is published: the Secret is not optional");
+        String keyId = env(rc, "RECOGNIZER_ANSWER_KEY_ID");
+
+        String strangers = env(rc, "RECOGNIZER_ANSWER_STRANGERS_FILE");
+        var mount = rc.getVolumeMounts().stream().filter(m -> strangers.startsWith(m.getMountPath() + "/")).findFirst()
+                .orElseThrow(() -> new AssertionError(strangers + " is not under any mount"));
+        assertEquals(Boolean.TRUE, mount.getReadOnly(), "the strangers file is mounted read-only");
+        var vol = rs.getVolumes().stream().filter(v -> v.getName().equals(mount.getName())).findFirst().orElseThrow();
+        String claim = vol.getPersistentVolumeClaim().getClaimName();
+        var pvc = of(io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class).stream()
+                .filter(c -> c.getMetadata().getName().equals(claim)).findFirst()
+                .orElseThrow(() -> new AssertionError("no claim " + claim));
+        assertEquals(List.of("ReadOnlyMany"), pvc.getSpec().getAccessModes(), "every replica mounts the same file");
+        var sha = rc.getEnv().stream().filter(e -> e.getName().equals("RECOGNIZER_ANSWER_STRANGERS_SHA256")).findFirst()
+                .orElseThrow(() -> new AssertionError("the strangers file is not pinned"));
+        String annotation = sha.getValueFrom().getFieldRef().getFieldPath();
+        assertEquals("metadata.annotations['privface.io/strangers-sha256']", annotation);
+        assertTrue(rec.getSpec().getTemplate().getMetadata().getAnnotations().get("privface.io/strangers-sha256")
+                .matches("[0-9a-f]{64}"), "the pod template pins a SHA-256");
+
+        int answering = 0;
+        for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
+            Map<String, String> data = RESOURCES.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("ConfigMap"))
+                    .map(d -> d.as(ConfigMap.class)).findFirst().orElseThrow().getData();
+            String release = data.getOrDefault("AGENT_ANSWER_RELEASE", "vector");
+            assertTrue(Set.of("vector", "answer", "both").contains(release), o.getValue() + ": release " + release);
+            if (release.equals("vector")) {
+                continue;
+            }
+            answering++;
+            Container c = DOCS.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("DaemonSet"))
+                    .map(d -> d.as(DaemonSet.class)).findFirst().orElseThrow().getSpec().getTemplate().getSpec()
+                    .getContainers().get(0);
+            var trusted = c.getEnv().stream().filter(e -> e.getName().equals("AGENT_ANSWER_GALLERY_KEYS_"
+                    + keyId.toUpperCase(java.util.Locale.ROOT))).findFirst()
+                    .orElseThrow(() -> new AssertionError(o.getValue() + ": answers but trusts no gallery key " + keyId));
+            assertEquals("privface-gallery-keys", trusted.getValueFrom().getConfigMapKeyRef().getName());
+            assertEquals(keyId, trusted.getValueFrom().getConfigMapKeyRef().getKey());
+            assertEquals("embedding", data.get("AGENT_MECHANISM"), o.getValue() + ": answers decode embeddings");
+        }
+        assertTrue(answering >= 1, "no site runs the answer release");
+    }
+
     private static final Path FACE_MODELS_JAVA = Path.of("agent/src/main/java/org/privface/agent/detect/FaceModels.java");
 
     /** The first group of {@code regex} in a repository file. */

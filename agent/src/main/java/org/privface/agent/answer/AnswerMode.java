@@ -46,6 +46,8 @@ public final class AnswerMode implements AutoCloseable {
     private final Uplink uplink;
     private final AtomicLong released = new AtomicLong();
     private final AtomicLong withheldNoGallery = new AtomicLong();
+    private final AtomicLong withheldUnanswerable = new AtomicLong();
+    private volatile String unanswerable;
     private final AtomicLong spoolDropped = new AtomicLong();
     private volatile String lastProblem;
 
@@ -62,6 +64,12 @@ public final class AnswerMode implements AutoCloseable {
      */
     public static AnswerMode open(String releaseSetting, Map<String, String> galleryKeys, String site,
                                   KafkaClientProperties client, Uplink uplink) {
+        return open(releaseSetting, galleryKeys, site, client, uplink, GalleryFollower.Options.none());
+    }
+
+    /** @param options what the gateway checks of a gallery beyond its signature ({@link GalleryFollower.Options}) */
+    public static AnswerMode open(String releaseSetting, Map<String, String> galleryKeys, String site,
+                                  KafkaClientProperties client, Uplink uplink, GalleryFollower.Options options) {
         Release r = Release.parse(releaseSetting);
         if (r == Release.VECTOR) {
             return null;
@@ -75,7 +83,7 @@ public final class AnswerMode implements AutoCloseable {
             LOG.error("agent.answer.release is {} but agent.answer.gallery-keys names no recognizer key: no gallery can be"
                     + " accepted, so query faces release {}", r, r == Release.ANSWER ? "nothing" : "vectors only");
         }
-        GalleryFollower follower = new GalleryFollower(site, keys).start(client);
+        GalleryFollower follower = new GalleryFollower(site, keys, options).start(client);
         try {
             // A restarted gateway answers with its site's gallery from the first face, where the topic holds one.
             if (!follower.awaitReplay(java.time.Duration.ofSeconds(15))) {
@@ -99,6 +107,20 @@ public final class AnswerMode implements AutoCloseable {
     /** The gallery to answer with, if a valid one is held. */
     public Optional<Gallery> gallery() {
         return gallery.current();
+    }
+
+    /** The gateway's answer samplers (one per C and ε). */
+    public AnswerRelease sampler() {
+        return answers;
+    }
+
+    /**
+     * Counts a query face withheld, before any charge, because the policy and gallery held cannot
+     * answer it (an impossible ε split, a gallery of another space, a mechanism without embeddings).
+     */
+    public void withheldForPlan(String why) {
+        withheldUnanswerable.incrementAndGet();
+        unanswerable = why;
     }
 
     /** Counts a query face withheld because no valid gallery is held (answer-only sites). */
@@ -132,9 +154,17 @@ public final class AnswerMode implements AutoCloseable {
     public Map<String, Object> report() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("release", release.name().toLowerCase(Locale.ROOT));
+        double eps = gallery.answerEpsilon();
+        if (!Double.isNaN(eps)) {
+            m.put("answerEpsilon", eps); // what the recognizer calibrates this site's gallery for
+        }
         m.put("gallery", gallery.status());
         m.put("answers", released.get());
-        // Not withheldNoGallery: it was the exact count of query faces detected (issue 39); the local report has it.
+        // Not withheldNoGallery nor withheldUnanswerable: exact counts of query faces (issue 39); the local
+        // report has them. Why faces are unanswerable is the configuration's, not a face's.
+        if (unanswerable != null) {
+            m.put("unanswerableBecause", unanswerable);
+        }
         m.put("droppedBySpool", spoolDropped.get());
         if (release == Release.ANSWER && gallery.current().isEmpty()) {
             m.put("queriesWithheldBecause", gallery.whyNone().orElse("no gallery"));
@@ -147,7 +177,7 @@ public final class AnswerMode implements AutoCloseable {
 
     /** The exact counts, for the gateway's authenticated REST status only. */
     public Map<String, Object> localReport() {
-        return Map.of("withheldNoGallery", withheldNoGallery.get());
+        return Map.of("withheldNoGallery", withheldNoGallery.get(), "withheldUnanswerable", withheldUnanswerable.get());
     }
 
     @Override

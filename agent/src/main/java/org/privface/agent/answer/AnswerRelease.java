@@ -30,12 +30,40 @@ public final class AnswerRelease {
         this.site = site;
     }
 
-    /** Refuses a gallery of another release space than the mechanism's: its cosines would mean nothing. */
-    public static void checkSpace(Gallery g, EmbeddingMechanism m) {
-        if (!g.basisId().equals(m.releaseSpace())) {
-            throw new IllegalStateException("gallery " + g.version() + " is in space " + g.basisId()
-                    + ", this gateway projects into " + m.releaseSpace());
+    /**
+     * The gallery's k, when it is in the mechanism's basis ({@code <basis id>.k<k>}, k within the
+     * basis); else refused: its cosines would mean nothing. The k may differ from the mechanism's
+     * own: templates are released at their own preset (TemplatePresets), and the query is decoded
+     * in the templates' space, on the gateway, whatever the vector's shape.
+     */
+    public static int checkSpace(Gallery g, EmbeddingMechanism m) {
+        String prefix = m.basis().id() + ".k";
+        int k = -1;
+        if (g.basisId().startsWith(prefix)) {
+            try {
+                k = Integer.parseInt(g.basisId().substring(prefix.length()));
+            } catch (NumberFormatException e) {
+                k = -1;
+            }
         }
+        if (k != g.k() || k < 1 || k > m.basis().maxDirections()) {
+            throw new IllegalStateException("gallery " + g.version() + " is in space " + g.basisId()
+                    + ", this gateway projects into " + prefix + "1.." + m.basis().maxDirections());
+        }
+        return k;
+    }
+
+    /** The embedding's unit direction in the first k public coordinates of the mechanism's basis (as EmbeddingMechanism.direction). */
+    static double[] direction(EmbeddingMechanism m, int k, double[] embedding) {
+        if (k == m.k()) {
+            return m.direction(embedding);
+        }
+        for (double v : embedding) {
+            if (!Double.isFinite(v)) {
+                throw new IllegalArgumentException("embedding holds a non-finite value");
+            }
+        }
+        return EmbeddingMechanism.unit(m.basis().project(EmbeddingMechanism.unit(embedding.clone()), k));
     }
 
     /**
@@ -44,8 +72,8 @@ public final class AnswerRelease {
      */
     public FaceAnswer release(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
                               String trackId, Instant capturedAt, AnswerTrack track) {
-        checkSpace(g, m);
-        int answer = g.decode(m.direction(embedding));
+        int k = checkSpace(g, m);
+        int answer = g.decode(direction(m, k, embedding));
         RandomizedResponse rr = sampler(g.identities(), epsilon);
         int out = rr.release(answer);
         return FaceAnswer.newBuilder().setEventId(UUID.randomUUID().toString()).setSiteId(site).setCameraId(camera)

@@ -118,17 +118,21 @@ public final class GatewayErasure {
         for (String h : hashes) {
             EnrollmentLedger.Entry e = ledger == null ? null : ledger.entry(h);
             long n = e == null ? 0 : e.releases();
-            for (int i = 1; i <= n; i++) {
-                CompletableFuture<Void> done = new CompletableFuture<>();
-                publisher.sendRaw(new ProducerRecord<>(Topics.enrollment(site), PersonKeys.recordKey(pseudonym,
-                        keys.imageTag(h), i), null), (md, ex) -> {
-                    if (ex != null) {
-                        done.completeExceptionally(ex);
-                    } else {
-                        done.complete(null);
-                    }
-                });
-                acks.add(done);
+            // Every form the image may have gone out in (PersonKeys.FORMS); a tombstone of a key never
+            // written costs nothing and removes nothing.
+            for (int form = 0; form < PersonKeys.FORMS; form++) {
+                for (int i = 1; i <= n; i++) {
+                    CompletableFuture<Void> done = new CompletableFuture<>();
+                    publisher.sendRaw(new ProducerRecord<>(Topics.enrollment(site), PersonKeys.recordKey(pseudonym,
+                            keys.imageTag(h, form), i), null), (md, ex) -> {
+                        if (ex != null) {
+                            done.completeExceptionally(ex);
+                        } else {
+                            done.complete(null);
+                        }
+                    });
+                    acks.add(done);
+                }
             }
         }
         try {

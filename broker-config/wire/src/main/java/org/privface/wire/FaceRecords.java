@@ -42,7 +42,10 @@ public final class FaceRecords {
     private static final Map<Long, Schema> FACE_WRITERS = byFingerprint(PerturbedFace.getClassSchema(), FACE_HISTORY);
     private static final Map<Long, Schema> RESULT_WRITERS = byFingerprint(RecognitionResult.getClassSchema(), List.of());
     private static final Map<Long, Schema> ANSWER_WRITERS = byFingerprint(FaceAnswer.getClassSchema(), List.of());
-    private static final Map<Long, Schema> GALLERY_WRITERS = byFingerprint(FaceGallery.getClassSchema(), List.of());
+    /** FaceGallery revision 1 (no calibration ε or rule): a compacted gallery topic may still hold one. */
+    private static final List<Schema> GALLERY_HISTORY = history("FaceGallery-r1.avsc");
+    private static final Map<Long, Schema> GALLERY_WRITERS = byFingerprint(FaceGallery.getClassSchema(), GALLERY_HISTORY);
+    private static final org.apache.avro.message.BinaryMessageDecoder<FaceGallery> GALLERY_DECODER = galleryDecoder();
     /** κ's denominator in an answer record: RandomizedResponse.KEEP_BITS = 62. */
     private static final long KEEP_DENOMINATOR = 1L << 62;
 
@@ -64,6 +67,12 @@ public final class FaceRecords {
     private static org.apache.avro.message.BinaryMessageDecoder<PerturbedFace> faceDecoder() {
         var d = PerturbedFace.createDecoder(null);
         FACE_HISTORY.forEach(d::addSchema);
+        return d;
+    }
+
+    private static org.apache.avro.message.BinaryMessageDecoder<FaceGallery> galleryDecoder() {
+        var d = FaceGallery.createDecoder(null);
+        GALLERY_HISTORY.forEach(d::addSchema);
         return d;
     }
 
@@ -163,7 +172,7 @@ public final class FaceRecords {
     public static FaceGallery decodeGalleryFromTopic(String topic, byte[] bytes) {
         checkSize(bytes, WireLimits.MAX_GALLERY_BYTES);
         AvroBounds.check(bytes, GALLERY_WRITERS);
-        FaceGallery g = fromBytes(bytes, () -> FaceGallery.getDecoder().decode(bytes));
+        FaceGallery g = fromBytes(bytes, () -> GALLERY_DECODER.decode(bytes));
         validate(g);
         String site = org.privface.wire.topics.Topics.siteOf(topic);
         if (!g.getSiteId().equals(site)) {
@@ -328,6 +337,13 @@ public final class FaceRecords {
             }
             if (!(cal.getTargetRate() >= 0 && cal.getTargetRate() <= 1)) {
                 throw new InvalidRecordException("calibration.targetRate outside [0, 1]");
+            }
+            Double eps = cal.getEpsilon();
+            if (eps != null && !(eps > 0 && Double.isFinite(eps))) {
+                throw new InvalidRecordException("calibration.epsilon must be positive and finite, was " + eps);
+            }
+            if (cal.getRule() != null) {
+                id("calibration.rule", cal.getRule());
             }
         }
     }

@@ -270,6 +270,7 @@ public final class Demo {
         // Each image is its own track, granted the per-face ε once; with both forms each spends half of it.
         double answerEpsilon = release.equals("both") ? epsilon / 2 : epsilon;
         List<String> galleryOptions = new ArrayList<>();
+        PublicStrangers heldOut = null;
         String galleryKey = null;
         String openSet = "";
         if (answering) {
@@ -287,9 +288,11 @@ public final class Demo {
                     "-Drecognizer.answer.key-id=recognizer",
                     "-Drecognizer.answer.epsilon=" + answerEpsilon,
                     "-Drecognizer.answer.quiet-period=3s"));
-            Optional<Path> strangers = strangers(root, opt.get("--strangers"), epsilon, answerEpsilon, work);
+            Optional<Strangers> strangers = strangers(root, opt.get("--strangers"), work);
+            heldOut = strangers.flatMap(Strangers::heldOut).orElse(null);
             if (strangers.isPresent()) {
-                galleryOptions.add("-Drecognizer.answer.strangers-file=" + strangers.get());
+                galleryOptions.add("-Drecognizer.answer.strangers-file=" + strangers.get().file());
+                galleryOptions.add("-Drecognizer.answer.strangers-sha256=" + StrangersFile.sha256(strangers.get().file()));
             } else {
                 openSet = opt.get("--strangers").equals("none")
                         ? "off (--strangers none): closed-set gallery, every answer names an enrolled person"
@@ -346,6 +349,13 @@ public final class Demo {
             List<String> enrolOptions = new ArrayList<>(agentOptions);
             enrolOptions.add("-Dmicronaut.server.port=" + KafkaServerProcess.freePort());
             enrolOptions.add("-Dagent.ledger=" + work.resolve("ledger-enrol.csv"));
+            // The enrollment a site answering needs: the templates' form, and with vectors too the vector's
+            // (compare scores both, so it enrols as both would): each enrolled image is charged each form.
+            // It answers no query itself: it reports no answer ε, so the gallery is calibrated for the passes'.
+            enrolOptions.add("-Dagent.answer.enrollment-forms=" + switch (release) {
+                case "compare", "both" -> "both";
+                default -> "templates";
+            });
             ManagedProcess enrol = ManagedProcess.java("agent-enrol", classpath(root, "agent"), "org.privface.agent.Application",
                     enrolOptions, List.of(), env, work);
             running.add(enrol);
@@ -357,10 +367,16 @@ public final class Demo {
             if (openSet.isEmpty()) {
                 openSet = gallery.getCalibration() == null
                         ? "off: the public strangers were not in the enrollments' space, so the gallery is closed-set"
-                        : String.format("threshold %.3f, calibrated on %d public strangers of %s (%d above it; target %.0f%%"
-                                + " of strangers named), never on site faces", gallery.getThreshold(),
+                        : String.format("threshold %.3f, calibrated for answers at epsilon %s by the %s rule on %d public"
+                                + " strangers of %s (%d above it; decoder target %.2f%% of strangers named, for 1%% of"
+                                + " answers), never on site faces", gallery.getThreshold(),
+                                gallery.getCalibration().getEpsilon(), gallery.getCalibration().getRule(),
                                 gallery.getCalibration().getStrangers(), gallery.getCalibration().getStrangerSet(),
                                 gallery.getCalibration().getAccepted(), 100 * gallery.getCalibration().getTargetRate());
+                Optional<PublicStrangers> unseen = heldOut == null ? Optional.empty() : heldOut.inSpace(gallery.getBasisId());
+                if (unseen.isPresent()) {
+                    openSet += "\nunseen strangers:     " + unseenFpir(gallery, unseen.get(), answerEpsilon);
+                }
             }
             queryOptions.addAll(List.of("-Dagent.publish-enrollments=false",
                     "-Dagent.answer.gallery-keys.recognizer=" + galleryKey));
@@ -459,13 +475,19 @@ public final class Demo {
                 new IllegalStateException("no gallery on " + topic + " within " + timeout + "; see recognizer.log"));
     }
 
+    /** The calibration file and, where built here, the other half of the public people: strangers calibration never saw. */
+    record Strangers(Path file, Optional<PublicStrangers> heldOut) {
+    }
+
     /**
-     * The public strangers' file for the gallery's threshold: the one named, none, or (auto) the raw
-     * public projections of the first image of each of the first {@value #STRANGERS} people of
-     * lfw-public, detected and embedded as the gateway does (YuNet, its default network, the preset
-     * space of the policy's ε). Public faces only, never the site's.
+     * The public strangers' file for the gallery's threshold: the one named, none, or (auto) built
+     * by {@link StrangersFile} from {@code lfw-public} (under FACE_DATASETS or ../shared/datasets):
+     * every image of every other person (about 2,400 faces, at least {@value StrangersFile#MIN_FACES}
+     * needed), raw embeddings the recognizer projects into the gallery's space; the other half of the people is kept for measuring the false-positive rate on strangers the
+     * calibration never saw. Public faces only, never the site's. The raw embeddings are cached in
+     * {@code k8s/local-stack/target/strangers-cache}, since embedding 4,840 faces takes minutes.
      */
-    static Optional<Path> strangers(Path root, String option, double epsilon, double answerEpsilon, Path work)
+    static Optional<Strangers> strangers(Path root, String option, Path work)
             throws IOException {
         if (option.equals("none")) {
             return Optional.empty();
@@ -473,7 +495,7 @@ public final class Demo {
         if (!option.equals("auto")) {
             Path file = root.resolve(option);
             PublicStrangers.read(file); // a bad file stops the demo here, naming it
-            return Optional.of(file);
+            return Optional.of(new Strangers(file, Optional.empty()));
         }
         Optional<Path> pub = FaceDatasets.root().or(() -> Optional.of(root.resolve("../shared/datasets").normalize()))
                 .map(r -> r.resolve("lfw-public")).filter(Files::isDirectory);
@@ -484,32 +506,48 @@ public final class Demo {
             return Optional.empty();
         }
         long t0 = System.nanoTime();
-        Path links = work.resolve("public-strangers");
-        // All in one folder: who they are does not matter, only that none is a site's person.
-        Path dir = Files.createDirectories(links.resolve("strangers"));
-        try (Stream<Path> s = Files.list(pub.get())) {
-            for (Path person : s.filter(Files::isDirectory).sorted().limit(STRANGERS).toList()) {
-                try (Stream<Path> f = Files.list(person)) {
-                    Optional<Path> first = f.filter(Files::isRegularFile).sorted().findFirst();
-                    if (first.isPresent()) {
-                        Files.createSymbolicLink(dir.resolve(person.getFileName() + "-" + first.get().getFileName()),
-                                first.get().toAbsolutePath());
-                    }
-                }
+        Path cache = Files.createDirectories(root.resolve("k8s/local-stack/target/strangers-cache"));
+        Path[] files = new Path[2];
+        for (int offset = 0; offset < 2; offset++) {
+            files[offset] = cache.resolve("lfw-public-" + network + "-" + (offset == 0 ? "calibration" : "unseen") + ".txt");
+            if (!Files.isRegularFile(files[offset])) {
+                double[][] e = StrangersFile.embed(pub.get(), network, offset, work.resolve("strangers-links-" + offset),
+                        yunet.get());
+                Path tmp = work.resolve("strangers-" + offset + ".txt");
+                StrangersFile.write(tmp, "lfw-public", network, e);
+                Files.move(tmp, files[offset], java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        LabelledFaces faces;
-        try (YuNetDetector detector = new YuNetDetector(yunet.get(), YuNetDetector.DEFAULT_SCORE, 0);
-             FaceEmbedder embedder = FaceEmbedders.create(network)) {
-            faces = FaceDatasets.embedded(links, detector, embedder);
-        }
-        EmbeddingMechanism m = EmbeddingMechanism.publicPreset(network, EmbeddingMechanism.Noise.SIGN_CAP, answerEpsilon,
-                epsilon);
-        Path file = work.resolve("public-strangers.txt");
-        PublicStrangers.project("lfw-public", m, faces.faces()).write(file);
-        System.out.printf("public strangers: %d faces of lfw-public (%s, %s) for the gallery's threshold (%.1f s)%n",
-                faces.size(), network, m.releaseSpace(), (System.nanoTime() - t0) / 1e9);
-        return Optional.of(file);
+        PublicStrangers calibration = PublicStrangers.read(files[0]);
+        PublicStrangers unseen = PublicStrangers.read(files[1]);
+        System.out.printf("public strangers: %d faces of every other lfw-public person (%s embeddings, sha256 %s) for the"
+                + " gallery's threshold; %d faces of the other people kept unseen (%.1f s)%n", calibration.directions().length,
+                network, StrangersFile.sha256(files[0]).substring(0, 16), unseen.directions().length,
+                (System.nanoTime() - t0) / 1e9);
+        return Optional.of(new Strangers(files[0], Optional.of(unseen)));
+    }
+
+    /**
+     * The false-positive rate on public strangers the calibration never saw: the decoder's (their
+     * best cosine above the gallery's threshold) with its 95 % Wilson interval, and the answers'
+     * (the exact k-RR channel on top: a stranger decoded as someone is released as someone with
+     * probability κ + (1 − κ)(C − 1)/C, one decoded as unknown with 1 − κ).
+     */
+    static String unseenFpir(FaceGallery g, PublicStrangers unseen, double answerEpsilon) {
+        org.privface.privacy.answer.Gallery model = new org.privface.privacy.answer.Gallery(g.getVersion(), g.getBasisId(),
+                g.getLabels(), FaceRecords.templates(g), g.getThreshold());
+        long named = java.util.Arrays.stream(unseen.directions()).filter(d -> model.decode(d) < model.identities()).count();
+        int n = unseen.directions().length;
+        double d = named / (double) n;
+        double[] w = org.privface.privacy.answer.Gallery.wilson(named, n);
+        org.privface.privacy.answer.RandomizedResponse rr =
+                org.privface.privacy.answer.RandomizedResponse.forEpsilon(model.identities(), answerEpsilon);
+        double kappa = rr.keepProbability();
+        int c = model.identities();
+        double fpir = d * (kappa + (1 - kappa) * (c - 1) / c) + (1 - d) * (1 - kappa);
+        return String.format("decoder FPIR %.2f%% (%d of %d faces of lfw-public people outside the calibration half,"
+                + " 95%% [%.2f%%, %.2f%%]); answer FPIR %.2f%% at epsilon %s (the exact k-RR channel on top)",
+                100 * d, named, n, 100 * w[0], 100 * w[1], 100 * fpir, answerEpsilon);
     }
 
     /** The eigenbasis the agent fitted privately and kept (private-basis-*.eigf), if it fitted one. */
@@ -596,14 +634,29 @@ public final class Demo {
                 any.getMechanism().getName(), any.getMechanism().getSensitivityMode(), any.getDimension(), any.getMechanism().getBasisId());
         System.out.printf("epsilon per face:     %.3f (at most %.4f for one coordinate) on every enrollment record%n", epsFace,
                 any.getMechanism().getEpsilonPerCoordinate());
-        long enrolledImages = o.published().values().stream().filter(f -> f.getEnrollmentLabel() != null)
-                .map(f -> f.getTrackId()).distinct().count();
-        double perImage = epsFace * o.enrollmentReleases() / Math.max(1, enrolledImages);
-        System.out.printf("enrollment:           %d release(s) of %d enrolled images, %d each%n", o.enrollmentReleases(),
-                enrolledImages, o.enrollmentReleases() / Math.max(1, enrolledImages));
-        System.out.printf("epsilon per enrolled image: %.3f%s%n", perImage, o.enrollReleases() == 1
-                ? " (one release: the per-face epsilon)"
+        List<PerturbedFace> enrolled = o.published().values().stream().filter(f -> f.getEnrollmentLabel() != null).toList();
+        long templateReleases = enrolled.stream()
+                .filter(f -> f.getTrackId().startsWith(org.privface.recognizer.answer.GalleryBuilder.TEMPLATE_TRACK_PREFIX))
+                .count();
+        // Forms released per image: the vector's, the templates', or both (each charged).
+        int forms = templateReleases > 0 && templateReleases < enrolled.size() ? 2 : 1;
+        long enrolledImages = enrolled.stream().map(f -> f.getTrackId()).distinct().count() / forms;
+        // The ledger's composed ε of an image after its last release, as each record states it.
+        double perImage = enrolled.stream().filter(f -> f.getTrack() != null)
+                .mapToDouble(f -> f.getTrack().getEpsilonSpentInWindow()).max().orElse(0);
+        Map<String, Double> perPerson = new java.util.TreeMap<>();
+        enrolled.forEach(f -> perPerson.merge(f.getEnrollmentLabel(), f.getMechanism().getEpsilonPerFace(), Double::sum));
+        System.out.printf("enrollment:           %d release(s) of %d enrolled images, %d each%s%n", o.enrollmentReleases(),
+                enrolledImages, o.enrollmentReleases() / Math.max(1, enrolledImages), forms == 2 ? String.format(
+                        " (%d in the vector's form, %d in the templates': the two need different releases, so each"
+                                + " image is charged both)", enrolled.size() - templateReleases, templateReleases) : "");
+        System.out.printf("epsilon per enrolled image: %.3f%s%n", perImage, forms == 2 ? " (vector + templates, composed)"
+                : o.enrollReleases() == 1 ? " (one release: the per-face epsilon)"
                 : String.format(" (%d releases composed; --enroll-releases 1 gives %.3f)", o.enrollReleases(), epsFace));
+        System.out.printf("epsilon per enrolled person: %.1f at most (%s), over all of a person's images%n",
+                perPerson.values().stream().mapToDouble(Double::doubleValue).max().orElse(0),
+                perPerson.entrySet().stream().map(e -> e.getKey() + " " + String.format("%.0f", e.getValue()))
+                        .collect(java.util.stream.Collectors.joining(", ")));
         System.out.printf("release:              %s%s%n", o.release(), switch (o.release()) {
             case "compare" -> " (two passes of the gateway over the same query images: k-RR answers, then sign-cap"
                     + " vectors, each at the whole per-face epsilon; a site runs one of them)";

@@ -424,7 +424,13 @@ final class TopicAudit {
             "linking", obj("enabled", "budgetScope", "reason", "threshold", "network", "matches", "facesToLink", "disjointViews",
                     "noised", obj("persons", "linkedPersons", "noise", NOISE)),
             // What the noised counts together cost one person (AgentPipeline).
-            "statusCounts", obj("unit", "epsilonPerPersonPerWindow", "epsilonPerPersonPerDay", "covers"));
+            "statusCounts", obj("unit", "epsilonPerPersonPerWindow", "epsilonPerPersonPerDay", "covers"),
+            // The answer release (AnswerMode.report): the setting, the ε per answer, the gallery held and why
+            // galleries or faces were refused; counts of the gateway's own answers, nothing of a person (issue 38).
+            "answer", obj("release", "answerEpsilon", "gallery", obj("version", "identities", "basisId", "builtAt",
+                    "calibrationEpsilon", "calibrationRule", "calibrationStrangers", "none", "refused", "lastRefusal"),
+                    "answers", "unanswerableBecause", "droppedBySpool",
+                    "queriesWithheldBecause", "lastProblem"));
 
     private void json(Captured r, String where, Shape shape) {
         JsonNode n;

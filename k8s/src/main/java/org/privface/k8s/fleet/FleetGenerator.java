@@ -355,14 +355,23 @@ public final class FleetGenerator {
                                 secretKeyRef:
                                   name: agent-%1$s
                                   key: sasl.jaas.config
-                            - name: AGENT_CONTROL_TOKEN
+                %2$s            - name: AGENT_CONTROL_TOKEN
                               valueFrom:
                                 secretKeyRef:
                                   name: privface-agent-control-%1$s
                                   key: token
                                   optional: true
-                """.formatted(s.id());
+                """.formatted(s.id(), s.release().equals("vector") ? "" : GALLERY_KEY);
     }
+
+    /** An answering site's gateways trust the recognizer's gallery key (public half) under the id "recognizer". */
+    private static final String GALLERY_KEY =
+            "            # The recognizer's gallery key (public half), trusted under the id \"recognizer\".\n"
+            + "            - name: AGENT_ANSWER_GALLERY_KEYS_RECOGNIZER\n"
+            + "              valueFrom:\n"
+            + "                configMapKeyRef:\n"
+            + "                  name: privface-gallery-keys\n"
+            + "                  key: recognizer\n";
 
     // ---------------------------------------------------------------- the whole fleet
 
@@ -490,7 +499,11 @@ public final class FleetGenerator {
                 need configmap privface-face-models "YuNet for every gateway (k8s/README.md, Face models)"
                 may secret privface-console "the console's signing key, operators and Kafka credentials"
                 may secret privface-recognizer-admin "the recognizer's retrain token"
+                need secret privface-recognizer-gallery "the recognizer's gallery signing key (k8s/README.md, Deploy)"
                 """);
+        if (list.sites().stream().anyMatch(s -> !s.release().equals("vector"))) {
+            b.append("need configmap privface-gallery-keys \"the gallery key's public half, for the answering sites\"\n");
+        }
         for (SiteList.Site s : list.sites()) {
             b.append("may secret privface-agent-control-").append(s.id()).append(" \"site ").append(s.id())
                     .append("'s REST control token\"\n");

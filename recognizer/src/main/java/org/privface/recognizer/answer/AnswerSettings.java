@@ -15,8 +15,17 @@ public class AnswerSettings {
     private String keyId = "recognizer";
     /** Public strangers' projections (PublicStrangers); unset, galleries are closed-set. */
     private Path strangersFile;
-    /** The ε per answer the sites release at, for the open-set threshold. */
-    private double epsilon = 10;
+    /** The strangers file's SHA-256 (hex), pinned: a file that does not match it is refused at start. */
+    private String strangersSha256;
+
+    public String getStrangersSha256() { return strangersSha256; }
+    public void setStrangersSha256(String strangersSha256) { this.strangersSha256 = strangersSha256; }
+    /**
+     * The ε per answer to calibrate a site's gallery for only until one of its gateways reports the
+     * ε it answers with (status topic, {@code answer.answerEpsilon}); from then on the gateways'
+     * ε is used and the gallery is rebuilt whenever it changes (GalleryService).
+     */
+    private double epsilon = 20;
     /** The rate at which an answer should name a stranger. */
     private double releasedRate = 0.01;
     /**
@@ -27,6 +36,11 @@ public class AnswerSettings {
     private Gallery.Bound calibrationBound = Gallery.Bound.WILSON;
     /** A site's gallery is rebuilt once no enrollment arrived for this long. */
     private Duration quietPeriod = Duration.ofSeconds(5);
+    /** A published gallery is rebuilt and republished after this long, well within the gateways' maximum age (7 days). */
+    private Duration republishAfter = Duration.ofDays(1);
+
+    public Duration getRepublishAfter() { return republishAfter; }
+    public void setRepublishAfter(Duration republishAfter) { this.republishAfter = republishAfter; }
 
     public Path getSigningKeyFile() { return signingKeyFile; }
     public void setSigningKeyFile(Path signingKeyFile) { this.signingKeyFile = signingKeyFile; }

@@ -82,18 +82,28 @@ public final class GalleryBuilder {
             Gallery.Threshold t = g.calibrate(s.directions(), null, rate, bound);
             g = g.withThreshold(t.value());
             cal = GalleryCalibration.newBuilder().setStrangerSet(s.setId()).setStrangers((int) t.strangers())
-                    .setAccepted((int) t.accepted()).setTargetRate(Math.max(0, Math.min(1, t.target()))).build();
+                    .setAccepted((int) t.accepted()).setTargetRate(Math.max(0, Math.min(1, t.target())))
+                    .setEpsilon(answerEpsilon).setRule(bound.name().toLowerCase(java.util.Locale.ROOT)).build();
         }
         return FaceGallery.newBuilder().setSiteId(site).setVersion(version).setBuiltAt(now).setBasisId(basisId)
                 .setK(g.k()).setLabels(labels).setTemplates(FaceRecords.flatTemplates(g.templates()))
                 .setThreshold(g.threshold()).setEnrollmentReleases(used).setCalibration(cal).build();
     }
 
-    /** The release space with the most enrollment records of the site: the one a gallery is built in. */
+    /** trackId prefix a gateway gives the enrollment releases it makes for templates (docs/wire.md). */
+    public static final String TEMPLATE_TRACK_PREFIX = "enroll-templates-";
+
+    /**
+     * The release space a gallery is built in: of the site's enrollment releases for templates (those
+     * whose trackId starts with {@link #TEMPLATE_TRACK_PREFIX}) where there are any, else of all its
+     * EMBEDDING enrollment releases, the space with the most records.
+     */
     public static Optional<String> mainSpace(String site, List<PerturbedFace> enrollments) {
         Map<String, Integer> count = new TreeMap<>();
+        boolean templates = enrollments.stream().anyMatch(f -> f.getTrackId().startsWith(TEMPLATE_TRACK_PREFIX));
         for (PerturbedFace f : enrollments) {
-            if (f.getSiteId().equals(site) && "EMBEDDING".equals(f.getMechanism().getName())) {
+            if (f.getSiteId().equals(site) && "EMBEDDING".equals(f.getMechanism().getName())
+                    && (!templates || f.getTrackId().startsWith(TEMPLATE_TRACK_PREFIX))) {
                 count.merge(f.getMechanism().getBasisId(), 1, Integer::sum);
             }
         }

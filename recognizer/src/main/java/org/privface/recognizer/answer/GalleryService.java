@@ -2,6 +2,7 @@ package org.privface.recognizer.answer;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,13 @@ import org.slf4j.LoggerFactory;
  * epoch·2^32, so they grow across owners and a deposed owner's late gallery stays below its
  * successor's; no wall clock. A new owner whose replayed enrollments are those of the gallery on
  * the topic publishes nothing.
+ *
+ * <p>The open-set threshold holds its false-positive target only at the ε the answers are released
+ * at, so each site's gallery is calibrated at the ε its gateways report they answer with (their
+ * status reports' {@code answer.answerEpsilon}, the value most of them report), and rebuilt when
+ * that changes; until a gateway of the site has reported, at {@code recognizer.answer.epsilon}. A
+ * gateway answering at another ε refuses the gallery and reports why. A gallery is also rebuilt
+ * after {@code republish-after}, so it never reaches the gateways' maximum age.
  */
 @Singleton
 public class GalleryService implements AutoCloseable {
@@ -51,11 +59,16 @@ public class GalleryService implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final SiteOwnership ownership;
 
+    private final org.privface.recognizer.ingest.StatusReader status;
+
     public GalleryService(AnswerSettings settings, KafkaClientProperties kafka, SiteOwnership ownership,
-                          org.privface.recognizer.model.ModelRegistry registry) throws IOException {
+                          org.privface.recognizer.model.ModelRegistry registry,
+                          org.privface.recognizer.ingest.StatusReader status)
+            throws IOException, java.security.NoSuchAlgorithmException {
         this.settings = settings;
         this.registry = registry;
         this.ownership = ownership;
+        this.status = status;
         ownership.listen(site -> { }, this::forget);
         if (settings.getSigningKeyFile() == null) {
             LOG.info("recognizer.answer.signing-key-file unset: no gallery models are published");
@@ -67,6 +80,14 @@ public class GalleryService implements AutoCloseable {
         }
         publisher = new GalleryPublisher(SignedControl.privateKey(Files.readString(settings.getSigningKeyFile())),
                 settings.getKeyId());
+        if (settings.getStrangersFile() != null && settings.getStrangersSha256() != null) {
+            String have = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(Files.readAllBytes(settings.getStrangersFile())));
+            if (!have.equalsIgnoreCase(settings.getStrangersSha256().trim())) {
+                throw new IllegalStateException("recognizer.answer.strangers-file " + settings.getStrangersFile()
+                        + " has SHA-256 " + have + ", not the pinned " + settings.getStrangersSha256());
+            }
+        }
         strangers = settings.getStrangersFile() == null ? Optional.empty()
                 : Optional.of(PublicStrangers.read(settings.getStrangersFile()));
         Properties p = kafka.producer();
@@ -150,7 +171,50 @@ public class GalleryService implements AutoCloseable {
         published.remove(site);
     }
 
+    /**
+     * The ε per answer a site's gateways report under their current policy: the value most of
+     * them report (the newest report breaks a tie); empty until one has reported.
+     */
+    public java.util.OptionalDouble reportedAnswerEpsilon(String site) {
+        if (status == null) {
+            return java.util.OptionalDouble.empty();
+        }
+        Map<Double, Integer> votes = new java.util.HashMap<>();
+        Map<Double, Instant> newest = new java.util.HashMap<>();
+        status.gateways().getOrDefault(site, Map.of()).values().forEach(l -> {
+            if (l.current().body().get("answer") instanceof Map<?, ?> a && a.get("answerEpsilon") instanceof Number n
+                    && n.doubleValue() > 0 && Double.isFinite(n.doubleValue())) {
+                votes.merge(n.doubleValue(), 1, Integer::sum);
+                newest.merge(n.doubleValue(), l.current().receivedAt(), (x, y) -> x.isAfter(y) ? x : y);
+            }
+        });
+        return votes.keySet().stream().max(java.util.Comparator.<Double>comparingInt(votes::get)
+                .thenComparing(newest::get)).map(java.util.OptionalDouble::of).orElse(java.util.OptionalDouble.empty());
+    }
+
+    /** The ε a site's gallery is calibrated at now: its gateways' (reported), else the setting's. */
+    public double calibrationEpsilon(String site) {
+        return reportedAnswerEpsilon(site).orElse(settings.getEpsilon());
+    }
+
+    /** Sites whose published open-set gallery no longer fits: calibrated at another ε, or due to be republished. */
+    private void markStale() {
+        for (Map.Entry<String, FaceGallery> e : Map.copyOf(published).entrySet()) {
+            FaceGallery g = e.getValue();
+            boolean old = Duration.between(g.getBuiltAt(), Instant.now()).compareTo(settings.getRepublishAfter()) > 0;
+            Double at = g.getCalibration() == null ? null : g.getCalibration().getEpsilon();
+            boolean otherEpsilon = at != null && reportedAnswerEpsilon(e.getKey()).isPresent()
+                    && Math.abs(at - reportedAnswerEpsilon(e.getKey()).getAsDouble()) > 1e-6 * Math.max(1, at);
+            if ((old || otherEpsilon) && !lastArrival.containsKey(e.getKey())) {
+                LOG.info("site {}: gallery {} is rebuilt ({})", e.getKey(), g.getVersion(), old ? "due to be republished"
+                        : "its gateways answer at ε " + reportedAnswerEpsilon(e.getKey()).getAsDouble() + ", not " + at);
+                lastArrival.put(e.getKey(), System.nanoTime() - settings.getQuietPeriod().toNanos());
+            }
+        }
+    }
+
     private void buildDue() {
+        markStale();
         long quiet = settings.getQuietPeriod().toNanos();
         for (Map.Entry<String, Long> e : Map.copyOf(lastArrival).entrySet()) {
             String site = e.getKey();
@@ -176,7 +240,7 @@ public class GalleryService implements AutoCloseable {
                     LOG.info("site {}: no EMBEDDING enrollments, no gallery", site);
                     continue;
                 }
-                Optional<PublicStrangers> s = strangers.filter(x -> x.basisId().equals(space.get()));
+                Optional<PublicStrangers> s = strangers.flatMap(x -> x.inSpace(space.get()));
                 if (strangers.isPresent() && s.isEmpty()) {
                     LOG.warn("site {}: the public strangers are in {}, the enrollments in {}: closed-set gallery", site,
                             strangers.get().basisId(), space.get());
@@ -195,7 +259,12 @@ public class GalleryService implements AutoCloseable {
                     continue; // given up meanwhile
                 }
                 long version = next.getAsLong();
-                FaceGallery g = GalleryBuilder.build(site, version, space.get(), all, s, settings.getEpsilon(),
+                double epsilon = calibrationEpsilon(site);
+                if (s.isPresent() && reportedAnswerEpsilon(site).isEmpty()) {
+                    LOG.info("site {}: no gateway has reported its answer ε yet; calibrating at recognizer.answer.epsilon {}"
+                            + " until one does", site, epsilon);
+                }
+                FaceGallery g = GalleryBuilder.build(site, version, space.get(), all, s, epsilon,
                         settings.getReleasedRate(), settings.getCalibrationBound(), Instant.now());
                 if (!ownership.owns(site)) {
                     continue;
@@ -204,8 +273,9 @@ public class GalleryService implements AutoCloseable {
                 published.put(site, g);
                 unbuilt.remove(site);
                 ownership.published(g);
-                LOG.info("site {}: gallery {} published, {} people from {} enrollment releases, threshold {}", site,
-                        version, g.getLabels().size(), g.getEnrollmentReleases(), g.getThreshold());
+                LOG.info("site {}: gallery {} published, {} people from {} enrollment releases, threshold {} for answers"
+                        + " at ε {}", site, version, g.getLabels().size(), g.getEnrollmentReleases(), g.getThreshold(),
+                        epsilon);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 return;

@@ -38,6 +38,49 @@ public record PublicStrangers(String setId, String basisId, double[][] direction
         return new PublicStrangers(setId, m.releaseSpace(), directions);
     }
 
+    /** basisId prefix of a file of raw embeddings ({@code raw-<network>}), which serves every release space of that network. */
+    public static final String RAW = "raw-";
+
+    /**
+     * These strangers in a release space: as they are when already in it; projected there when the
+     * file holds raw embeddings of the space's network ({@code raw-dlib} serves
+     * {@code dlib-<basis>.k<k>} for any k of the bundled public basis); else empty.
+     */
+    public java.util.Optional<PublicStrangers> inSpace(String space) {
+        if (basisId.equals(space)) {
+            return java.util.Optional.of(this);
+        }
+        if (!basisId.startsWith(RAW)) {
+            return java.util.Optional.empty();
+        }
+        org.privface.privacy.embedding.EmbeddingBasis basis;
+        try {
+            basis = org.privface.privacy.embedding.EmbeddingBasis.bundled(basisId.substring(RAW.length()));
+        } catch (RuntimeException e) {
+            return java.util.Optional.empty();
+        }
+        String prefix = basis.id() + ".k";
+        if (!space.startsWith(prefix)) {
+            return java.util.Optional.empty();
+        }
+        int k;
+        try {
+            k = Integer.parseInt(space.substring(prefix.length()));
+        } catch (NumberFormatException e) {
+            return java.util.Optional.empty();
+        }
+        if (k < 1 || k > basis.maxDirections() || directions[0].length != basis.inputDimension()) {
+            return java.util.Optional.empty();
+        }
+        double[][] d = new double[directions.length][];
+        for (int i = 0; i < d.length; i++) {
+            // As the gateway decodes a query: the unit embedding's first k public coordinates, scaled to unit length.
+            d[i] = org.privface.privacy.embedding.EmbeddingMechanism.unit(
+                    basis.project(org.privface.privacy.embedding.EmbeddingMechanism.unit(directions[i].clone()), k));
+        }
+        return java.util.Optional.of(new PublicStrangers(setId, space, d));
+    }
+
     public static PublicStrangers read(Path file) throws IOException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         if (lines.isEmpty() || !lines.get(0).startsWith("# ")) {

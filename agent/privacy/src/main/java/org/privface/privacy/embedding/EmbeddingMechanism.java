@@ -166,6 +166,16 @@ public final class EmbeddingMechanism implements FaceMechanism {
     }
 
     /**
+     * The sign-cap a gallery's templates are released at, for {@code people} enrolled people at ε
+     * per enrolled image ({@link TemplatePresets}): another shape than the query vector's preset.
+     */
+    public static EmbeddingMechanism templatePreset(String modelId, double epsilon, int people) {
+        Preset preset = TemplatePresets.forGallery(modelId, epsilon, people).preset();
+        return new EmbeddingMechanism(EmbeddingBasis.bundled(modelId), true, Noise.SIGN_CAP, preset.k(), preset.radius(),
+                epsilon, Drbg.create());
+    }
+
+    /**
      * The JDK's NIST DRBG, seeded by the system.
      *
      * @deprecated the library's one factory is {@link Drbg#create()}; kept for callers outside the

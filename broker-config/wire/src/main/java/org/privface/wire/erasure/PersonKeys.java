@@ -105,6 +105,18 @@ public final class PersonKeys {
         return hex(mac("privface-image-v1\n" + sha256), 8);
     }
 
+    /**
+     * The tag of the {@code form}-th form an image is released in (0: the first or only form; 1: the
+     * answer's templates when a site releases both, #38), so two forms never share a record key and
+     * compaction keeps both.
+     */
+    public String imageTag(String sha256, int form) {
+        return form == 0 ? imageTag(sha256) : hex(mac("privface-image-v1\n" + sha256 + "\nform " + form), 8);
+    }
+
+    /** How many forms an image can be released in ({@link #imageTag(String, int)}): tombstones cover each. */
+    public static final int FORMS = 2;
+
     /** The key of an enrollment record: the {@code index}-th release of an image of a person. */
     public static String recordKey(String pseudonym, String imageTag, int index) {
         String k = pseudonym + "." + imageTag + "." + index;
