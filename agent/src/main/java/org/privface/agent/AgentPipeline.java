@@ -139,7 +139,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private void run() throws Exception {
         PolicyStore policies = state.policies();
         SitePolicy policy = policies.current().policy();
-        PrivateDirectory.make(settings.getDataDir(), true);
+        org.privface.agent.store.PrivateDirectory.make(settings.getDataDir(), true);
         FaceFinder enrollDetector = detector(null);
         LOG.info("face detector: {}", enrollDetector.describe());
         if (FaceInput.needsEmbedding(policy)) {

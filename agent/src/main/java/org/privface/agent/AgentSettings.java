@@ -49,7 +49,7 @@ public class AgentSettings {
      * Where the gateway keeps its audit log, spool and ledgers (0700, the agent's user only). Never holds
      * pixels; the person ledger's raw linking embeddings are here. Not under java.io.tmpdir: shared.
      */
-    private Path dataDir = PrivateDirectory.defaultDataDir();
+    private Path dataDir = org.privface.agent.store.PrivateDirectory.defaultDataDir();
     private boolean exitWhenDone;
     /** Optional local CSV of eventId,origin for evaluating a run against known labels. Stays on the gateway. */
     private Path ledger;

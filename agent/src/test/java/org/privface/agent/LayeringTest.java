@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * link       appearance linking and the per-person ledger
  * sources    capture (cameras)  →  dataset (data-set folders)  →  embed  →  detect
  * rules      policy  →  track;  publish;  synth
+ * store      the gateway's private directories on disk (0700), beneath everything that writes there
  * </pre>
  *
  * The imports that break these layers today are listed in {@link #KNOWN}, each exactly (class to
@@ -41,6 +42,8 @@ class LayeringTest {
             new String[] {"org.privface.agent.control.GatewayHealth", "org.privface.agent.AgentPipeline"},
             // Linking counts its decisions in the status counters; StatusCounts belongs in the privacy library.
             new String[] {"org.privface.agent.link.GatewayLinking", "org.privface.agent.control.StatusCounts"},
+            // The release gate (issue 39) counts persons seen and held the same way; same move.
+            new String[] {"org.privface.agent.link.ReleaseGate", "org.privface.agent.control.StatusCounts"},
             // YuNet's pin reads the settings bean and a camera's settings; should take plain values.
             new String[] {"org.privface.agent.detect.YunetPin", "org.privface.agent.AgentSettings"},
             new String[] {"org.privface.agent.detect.YunetPin", "org.privface.agent.capture.CameraSettings"},
@@ -78,12 +81,13 @@ class LayeringTest {
                 .layer("track").definedBy("org.privface.agent.track..")
                 .layer("publish").definedBy("org.privface.agent.publish..")
                 .layer("synth").definedBy("org.privface.agent.synth..")
+                .layer("store").definedBy("org.privface.agent.store..")
                 .whereLayer("control").mayOnlyAccessLayers("settings", "capture", "policy", "track", "publish")
                 .whereLayer("answer").mayOnlyAccessLayers("settings", "publish", "policy", "track")
-                .whereLayer("enroll").mayOnlyAccessLayers("settings", "policy", "track", "publish")
+                .whereLayer("enroll").mayOnlyAccessLayers("settings", "policy", "track", "publish", "store")
                 .whereLayer("settings").mayOnlyAccessLayers("link", "capture", "dataset", "embed", "detect", "policy", "track",
-                        "publish")
-                .whereLayer("link").mayOnlyAccessLayers("capture", "detect", "embed", "policy", "track")
+                        "publish", "store")
+                .whereLayer("link").mayOnlyAccessLayers("capture", "detect", "embed", "policy", "track", "store")
                 .whereLayer("capture").mayOnlyAccessLayers("dataset", "embed", "detect", "policy", "track")
                 .whereLayer("dataset").mayOnlyAccessLayers("embed", "detect")
                 .whereLayer("embed").mayOnlyAccessLayers("detect")
@@ -91,7 +95,8 @@ class LayeringTest {
                 .whereLayer("policy").mayOnlyAccessLayers("track")
                 .whereLayer("track").mayNotAccessAnyLayer()
                 .whereLayer("publish").mayNotAccessAnyLayer()
-                .whereLayer("synth").mayNotAccessAnyLayer();
+                .whereLayer("synth").mayNotAccessAnyLayer()
+                .whereLayer("store").mayNotAccessAnyLayer();
         for (String[] k : KNOWN) {
             layers = layers.ignoreDependency(k[0], k[1]);
         }

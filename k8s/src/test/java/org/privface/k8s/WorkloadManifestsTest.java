@@ -215,8 +215,10 @@ class WorkloadManifestsTest extends ManifestsFixture {
 
         int answering = 0;
         for (Map.Entry<String, Path> o : OVERLAYS.entrySet()) {
+            // The site's settings, not its operator keys (both are ConfigMaps of the overlay).
             Map<String, String> data = RESOURCES.stream().filter(d -> d.file().startsWith(o.getValue()) && d.kind().equals("ConfigMap"))
-                    .map(d -> d.as(ConfigMap.class)).findFirst().orElseThrow().getData();
+                    .map(d -> d.as(ConfigMap.class)).filter(m -> m.getMetadata().getName().equals("privface-agent-site"))
+                    .findFirst().orElseThrow().getData();
             String release = data.getOrDefault("AGENT_ANSWER_RELEASE", "vector");
             assertTrue(Set.of("vector", "answer", "both").contains(release), o.getValue() + ": release " + release);
             if (release.equals("vector")) {

@@ -29,9 +29,24 @@ import org.junit.jupiter.api.Test;
 class LayeringTest {
     /** The existing upward imports, origin → target; the rules ignore these pairs only. */
     static final List<String[]> KNOWN = List.<String[]>of(
-            // The registry trains only the partitions this instance owns; ownership is ingest's. A
-            // lower home for PartitionOwnership (beside the settings) would remove the pair and the cycle.
-            new String[] {"org.privface.recognizer.model.ModelRegistry", "org.privface.recognizer.ingest.PartitionOwnership"});
+            // Site ownership (issue 41) lives in ingest, beside the consumers that follow it, but the
+            // registry, the gallery service and the fleet views ask it which sites this replica owns. It
+            // needs only the settings and the wire: a package of its own beneath model (#40) removes these.
+            new String[] {"org.privface.recognizer.model.ModelRegistry", "org.privface.recognizer.ingest.SiteOwnership"},
+            new String[] {"org.privface.recognizer.answer.GalleryService", "org.privface.recognizer.ingest.SiteOwnership"},
+            new String[] {"org.privface.recognizer.api.FleetSummaries", "org.privface.recognizer.ingest.SiteOwnership"},
+            new String[] {"org.privface.recognizer.api.SiteController", "org.privface.recognizer.ingest.SiteOwnership"},
+            // The gallery is built from the registry's enrollments (one copy per replica, issue 41) and
+            // calibrated at the ε the site's gateways report (issue 38): an enrollment store and the
+            // status view below both would remove these.
+            new String[] {"org.privface.recognizer.answer.GalleryService", "org.privface.recognizer.model.ModelRegistry"},
+            new String[] {"org.privface.recognizer.answer.GalleryService", "org.privface.recognizer.ingest.StatusReader"});
+
+    /** A class of a known pair: the class itself or one nested in it. */
+    private static com.tngtech.archunit.base.DescribedPredicate<com.tngtech.archunit.core.domain.JavaClass> within(String outer) {
+        return com.tngtech.archunit.base.DescribedPredicate.describe(outer,
+                c -> c.getName().equals(outer) || c.getName().startsWith(outer + "$"));
+    }
 
     static final JavaClasses MAIN = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -56,7 +71,7 @@ class LayeringTest {
                 .whereLayer("publish").mayOnlyAccessLayers("settings")
                 .whereLayer("settings").mayNotAccessAnyLayer();
         for (String[] k : KNOWN) {
-            layers = layers.ignoreDependency(k[0], k[1]);
+            layers = layers.ignoreDependency(within(k[0]), within(k[1]));
         }
         layers.check(MAIN);
     }
@@ -65,7 +80,7 @@ class LayeringTest {
     void packagesFormNoCycleButTheKnownOnes() {
         SliceRule rule = slices().matching("org.privface.(**)").should().beFreeOfCycles();
         for (String[] k : KNOWN) {
-            rule = rule.ignoreDependency(k[0], k[1]);
+            rule = rule.ignoreDependency(within(k[0]), within(k[1]));
         }
         rule.check(MAIN);
     }

@@ -55,7 +55,7 @@ final class PersonFiles {
      * would send raw embeddings wherever it points (another user's directory, a shared mount).
      */
     static PersonFiles open(Path dir) throws IOException {
-        org.privface.agent.PrivateDirectory.make(dir, false);
+        org.privface.agent.store.PrivateDirectory.make(dir, false);
         return new PersonFiles(dir);
     }
 

@@ -264,7 +264,7 @@ class PersonLedgerTest {
 
     @Test
     void theDefaultDataDirectoryIsNotTheSharedTemporaryOne() {
-        Path d = org.privface.agent.PrivateDirectory.defaultDataDir();
+        Path d = org.privface.agent.store.PrivateDirectory.defaultDataDir();
         assertFalse(d.startsWith(Path.of(System.getProperty("java.io.tmpdir"))), d.toString());
         assertFalse(d.startsWith(Path.of("/tmp")), d.toString());
     }

@@ -1,4 +1,4 @@
-package org.privface.agent;
+package org.privface.agent.store;
 
 import java.io.IOException;
 import java.nio.file.Files;
