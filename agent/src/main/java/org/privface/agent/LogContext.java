@@ -1,6 +1,5 @@
 package org.privface.agent;
 
-import ch.qos.logback.classic.LoggerContext;
 import io.micronaut.context.annotation.Context;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.LoggerFactory;
@@ -18,7 +17,17 @@ public class LogContext {
 
     static void label(String site, String gateway) {
         ILoggerFactory f = LoggerFactory.getILoggerFactory();
-        if (f instanceof LoggerContext ctx) {
+        // By name: where another slf4j binding runs the agent in-process (the local-stack tests use
+        // slf4j-simple and exclude logback), logback's classes are absent and must not be loaded.
+        if (f.getClass().getName().equals("ch.qos.logback.classic.LoggerContext")) {
+            Logback.label(f, site, gateway);
+        }
+    }
+
+    /** Loaded only when logback is the binding. */
+    private static final class Logback {
+        static void label(ILoggerFactory f, String site, String gateway) {
+            ch.qos.logback.classic.LoggerContext ctx = (ch.qos.logback.classic.LoggerContext) f;
             ctx.putProperty("site", site == null ? "" : site);
             ctx.putProperty("gateway", gateway == null ? "" : gateway);
         }
