@@ -210,6 +210,11 @@ final class TopicAudit {
             // Nothing this run produces is invalid; a dead letter is a copy of a bad record.
             problems.add(where + ": a dead letter (" + header(r, "privface.reason") + ")");
             headers(r, where, Set.of("privface.reason", "privface.source"));
+        } else if (t.equals("privface.fleet-sites")) {
+            // Each site's owner replica's row for /sites (issue 41): counts, owner, epoch, gallery version.
+            headers(r, where, Set.of());
+            idKey(r, where);
+            json(r, where, FLEET_SITE);
         } else if (Topics.ALL_STATUS.matcher(t).matches()) {
             headers(r, where, Set.of());
             idKey(r, where);
@@ -403,6 +408,10 @@ final class TopicAudit {
             "epsilonPerUnitPerWindow", "window", "mechanism");
 
     /** A gateway's report (agent's GatewayState.report, with AgentPipeline's uplink and cameras sections). */
+    /** A row of privface.fleet-sites: SiteController.SiteStats, counts only. */
+    private static final Shape FLEET_SITE = obj("site", "enrollments", "identified", "unknown", "deadLetters", "duplicates",
+            "meanEpsilonPerFace", "models", "owner", "epoch", "galleryVersion");
+
     private static final Shape STATUS = obj("gateway", "site", "at", "startedAt", "policyVersion",
             "policy", obj("mechanism", "mode", "epsilonPerTrack", "budget", "epsilonPerRelease", "window", "imageRelease"),
             "floor", obj("epsilonMin", "epsilonMax", "windowMin"),
