@@ -83,6 +83,16 @@ test('shows the site, its live gateway and camera, its policy and floor', async 
   await page.locator('[data-testid=models] tbody tr').first().waitFor();
   // The trade-off chart marks the site's ε per face.
   await page.waitForFunction((s) => document.querySelector(`article.site[data-site="${s}"]`)?.dataset.tradeoffMarker, SITE);
+  // Noised counts read as non-negative estimates with an interval, never as a raw (possibly negative) release.
+  const seen = await site().locator('table.cameras td[data-field=seen]').first().textContent();
+  assert.match(seen, /^≈ \d+( \(95 %: \d+–\d+\))?$/);
+  // Where the site has a gallery, the ε advisor shows the answer's expected figures per ε and marks the site's.
+  const t = await page.evaluate(async (s) => (await fetch(`/console/api/tradeoff/${s}`)).json(), SITE);
+  if (t.advisor) {
+    assert.ok(t.advisor.expected.points.length > 0);
+    await site().locator('[data-testid=advisor] table.advisor-table tr.current').waitFor();
+    assert.equal(await site().locator('table.answers thead th').count(), 3, 'gallery facts are not repeated per row');
+  }
   // The throughput chart is drawn from samples in which the live camera's frames flow.
   await page.waitForFunction(async (s) => {
     const series = await (await fetch('/console/api/series')).json();

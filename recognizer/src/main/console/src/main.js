@@ -28,6 +28,13 @@ function fmt(v, digits = 2) {
   return String(v);
 }
 
+// A noised count as the recognizer estimated it: non-negative, with its approximate 95 % interval.
+function est(e, digits = 0) {
+  if (!e) return undefined;
+  const v = fmt(e.estimate, digits);
+  return e.low === undefined ? `≈ ${v}` : `≈ ${v} (95 %: ${fmt(e.low, digits)}–${fmt(e.high, digits)})`;
+}
+
 function cell(tr, value, cls) {
   const td = document.createElement('td');
   td.textContent = fmt(value);
@@ -187,7 +194,8 @@ function renderSites(overview, series, audit) {
       ['enrollment releases refused by the cap', en && en.refusedReleases],
       ['budget scope', lk && lk.budgetScope],
       ['persons linked today (gateways, noised)', lk && lk.persons !== undefined
-        && `${lk.linkedPersons} of ${lk.persons} (ε ${fmt(lk.epsilonPerPersonPerWindow)} per person per window)`],
+        && `${est(lk.linkedPersonsEstimate)} of ${est(lk.personsEstimate)}`
+        + ` (ε ${fmt(lk.epsilonPerPersonPerWindow)} per person per window)`],
       ['ε cap per person (policy)', lk && lk.gatewaysLinking > 0 ? p.epsilonPerTrack : undefined],
       ['enrollments', s.recognizer && s.recognizer.enrollments],
       ['identified / unknown', s.recognizer && `${s.recognizer.identified} / ${s.recognizer.unknown}`],
@@ -222,9 +230,10 @@ function renderSites(overview, series, audit) {
       const cls = cam.stale ? 'stale' : { LIVE: 'ok', FINISHED: '', CONNECTING: '' }[cam.state] ?? 'bad';
       cell(tr, state, cls).dataset.state = cam.stale ? 'STALE' : cam.state;
       cell(tr, cam.frames);
-      cell(tr, cam.noised && cam.noised.seen);
+      const ne = cam.noisedEstimates || {};
+      cell(tr, est(ne.seen)).dataset.field = 'seen';
       cell(tr, cam.releases);
-      cell(tr, cam.noised && cam.noised.withheld);
+      cell(tr, est(ne.withheld)).dataset.field = 'withheld';
       cell(tr, cam.epsilonSpent);
       cell(tr, cam.budgetPolicy);
       cell(tr, cam.lastError);
@@ -236,8 +245,9 @@ function renderSites(overview, series, audit) {
   }
 }
 
-// The site's gallery and the answers read: per identity the answers naming it and the unbiased
-// estimate of how many answered faces were that person (the recognizer inverts the k-RR channel).
+// The site's gallery and the answers read. The gallery's facts are said once; per version and ε
+// the answers read, then per identity the answers naming it and the estimate of how many answered
+// faces were that person (the recognizer inverts the k-RR channel; clipped to [0, answers]).
 function renderAnswers(el, an) {
   const gal = an && an.gallery;
   $('.answer-gallery', el).textContent = !an ? 'No gallery published and no answers read for this site.'
@@ -245,17 +255,61 @@ function renderAnswers(el, an) {
       + `${gal.threshold === null || gal.threshold === undefined ? 'closed set' : `threshold ${fmt(gal.threshold, 3)}`}`
       + ` (${gal.openSet}). ` : 'No gallery published by this recognizer since it started. ')
       + `${an.answers} answers read.`;
-  const rows = an ? an.channels.flatMap((ch) => ch.perIdentity.map((p) => ({ ch, p }))) : [];
-  fillTable($('table.answers tbody', el), rows, (tr, { ch, p }) => {
-    tr.dataset.identity = p.label;
-    cell(tr, ch.galleryVersion);
-    cell(tr, ch.identities);
-    cell(tr, fmt(ch.epsilonPerAnswer, 4));
-    cell(tr, ch.answers);
-    cell(tr, p.label);
-    cell(tr, p.released);
-    cell(tr, fmt(p.estimated, 1)).dataset.field = 'estimated';
+  const tbody = $('table.answers tbody', el);
+  const rows = [];
+  for (const ch of an ? an.channels : []) {
+    const head = document.createElement('tr');
+    head.className = 'channel';
+    const th = document.createElement('th');
+    th.colSpan = 3;
+    th.textContent = `gallery v${ch.galleryVersion}, C = ${ch.identities}, ε ${fmt(ch.epsilonPerAnswer, 4)} per answer:`
+      + ` ${ch.answers} answers`;
+    head.appendChild(th);
+    rows.push(head);
+    for (const p of ch.perIdentity) {
+      const tr = document.createElement('tr');
+      tr.dataset.identity = p.label;
+      cell(tr, p.label);
+      cell(tr, p.released);
+      const td = cell(tr, est(p.estimate, 1));
+      td.dataset.field = 'estimated';
+      td.dataset.estimate = String(p.estimate ? p.estimate.estimate : p.estimated);
+      rows.push(tr);
+    }
+  }
+  tbody.replaceChildren(...rows);
+}
+
+// The ε advisor: what the answer release is expected to do at each ε for a gallery of this size
+// (the answer evaluation's measurements), beside what this site's answers measured.
+function renderAdvisor(el, adv, epsilonPerFace) {
+  const box = $('.advisor', el);
+  box.hidden = !adv;
+  if (!adv) return;
+  const ex = adv.expected;
+  $('.advisor-caption', el).textContent = `ε advisor for the answer release: expected F1, FNIR and FPIR against ε per `
+    + `answer, measured by the answer evaluation (${ex.source}) on ${ex.set} (C = ${ex.people}, nearest evaluated to this `
+    + `site's C = ${adv.identities}; ${ex.network}, ${ex.rule} calibration, FPIR on public strangers calibration never saw).`
+    + (adv.answerEpsilon ? ` The gallery is calibrated for ε ${fmt(adv.answerEpsilon)}.` : '');
+  const here = adv.answerEpsilon || epsilonPerFace;
+  const nearest = ex.points.reduce((b, p) => (b === null || Math.abs(Math.log(p.epsilon / here))
+    < Math.abs(Math.log(b.epsilon / here)) ? p : b), null);
+  fillTable($('table.advisor-table tbody', el), ex.points, (tr, p) => {
+    tr.dataset.epsilon = String(p.epsilon);
+    if (p === nearest) tr.className = 'current';
+    cell(tr, p.epsilon);
+    cell(tr, fmt(p.f1, 3));
+    cell(tr, fmt(p.fnir, 3));
+    cell(tr, fmt(p.fpir, 4));
+    cell(tr, p.seeds);
   });
+  const m = adv.measured;
+  const u = m && m.unknownShareEstimated;
+  $('.advisor-measured', el).textContent = !m ? 'This site: no answers read for this gallery yet.'
+    : `This site, measured: ${m.answers} answers at ε ${fmt(m.epsilonPerAnswer, 2)}; ${fmt(100 * m.unknownShareReleased, 1)} %`
+      + ` said "unknown"; faces estimated to be nobody in the gallery: ${fmt(100 * u.estimate, 1)} %`
+      + (u.low === undefined ? '' : ` (95 %: ${fmt(100 * u.low, 1)}–${fmt(100 * u.high, 1)} %)`)
+      + '. Of those, FNIR × enrolled faces are enrolled people missed; the rest are strangers.';
 }
 
 function updateSeries(c, samples) {
@@ -282,7 +336,8 @@ const COLORS = { lfw5: '#2563eb', orl: '#ea580c' };
 async function updateTradeoff(c, s) {
   const p = s.policy;
   if (!p) return;
-  const key = `${p.mechanism}|${p.mode}|${p.epsilonPerRelease}`;
+  // Refetched every 30 s as well: the advisor's measured answer rates change.
+  const key = `${p.mechanism}|${p.mode}|${p.epsilonPerRelease}|${Math.floor(Date.now() / 30000)}`;
   if (c.tradeoffKey === key) return;
   c.tradeoffKey = key;
   let t;
@@ -292,16 +347,26 @@ async function updateTradeoff(c, s) {
     c.tradeoffKey = null;
     return;
   }
+  renderAdvisor(c.el, t.advisor, t.epsilonPerFace);
   const caption = $('.tradeoff-caption', c.el);
   if (!t.tradeoff) {
     caption.textContent = `Privacy–utility trade-off: ${t.message}`;
     return;
   }
   caption.textContent = `Privacy–utility trade-off: ${t.tradeoff.mechanism} ${t.tradeoff.mode}, `
-    + `${t.tradeoff.metric} against ε per face (${t.tradeoff.source}); the line marks this site's ε per face`;
+    + `${t.tradeoff.metric} against ε per face (${t.tradeoff.source})`
+    + (t.advisor ? ', and the answer release (ε advisor)' : '') + '; the line marks this site\'s ε per face';
   const datasets = t.tradeoff.curves.map((cv) => ({
-    label: cv.dataset, data: cv.points.map(([x, y]) => ({ x, y })), borderColor: COLORS[cv.dataset] || '#444',
+    label: `vector: ${cv.dataset}`, data: cv.points.map(([x, y]) => ({ x, y })), borderColor: COLORS[cv.dataset] || '#444',
     backgroundColor: COLORS[cv.dataset] || '#444', showLine: true, pointRadius: 3 }));
+  if (t.advisor) {
+    // The answer family beside the vector's, so the chart compares the two releases.
+    const ex = t.advisor.expected;
+    [['f1', 'answer F1', '#16a34a', []], ['fnir', 'answer FNIR', '#dc2626', [4, 3]], ['fpir', 'answer FPIR', '#6b7280', [2, 2]]]
+      .forEach(([k, label, color, dash]) => datasets.push({ label: `${label}: ${ex.set}, C = ${ex.people}`,
+        data: ex.points.map((p) => ({ x: p.epsilon, y: p[k] })), borderColor: color, backgroundColor: color,
+        borderDash: dash, showLine: true, pointRadius: 2 }));
+  }
   const marker = { type: 'line', xMin: t.epsilonPerFace, xMax: t.epsilonPerFace, borderColor: '#dc2626', borderWidth: 2,
     label: { display: true, content: `this site: ε ${fmt(t.epsilonPerFace)}`, position: 'start' } };
   if (c.charts.tradeoff) c.charts.tradeoff.destroy();

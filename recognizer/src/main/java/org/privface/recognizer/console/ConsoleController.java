@@ -161,6 +161,7 @@ public class ConsoleController {
                         row.put("stale", !gwLive);
                         if (c.getValue() instanceof Map<?, ?> v) {
                             v.forEach((k, val) -> row.put(String.valueOf(k), val));
+                            row.put("noisedEstimates", estimates(v.get("noised"), body.get("startedAt"), at));
                         }
                         cams.add(row);
                     }
@@ -238,6 +239,8 @@ public class ConsoleController {
                         : e.labels()[i] != null ? e.labels()[i] : "#" + i);
                 row.put("released", (long) e.released()[i]);
                 row.put("estimated", e.estimated()[i]);
+                row.put("estimate", NoisyCounts.randomizedResponse(e.estimated()[i], e.released()[i], e.answers(),
+                        e.identities(), e.epsilon()));
                 people.add(row);
             }
             Map<String, Object> c = new LinkedHashMap<>();
@@ -270,6 +273,56 @@ public class ConsoleController {
         return out;
     }
 
+    /**
+     * The answers this site's gateways released against the gallery version: how many, the share
+     * that said "unknown", and the unbiased estimate of the share of faces that were nobody in the
+     * gallery, with its interval. Null before any answer.
+     */
+    private Map<String, Object> measuredAnswers(String site, long version) {
+        double answered = 0;
+        double unknown = 0;
+        double unknownEstimated = 0;
+        double identities = 0;
+        double epsilon = Double.NaN;
+        for (AnswerResults.Estimate e : answers.estimates().values()) {
+            if (e.site().equals(site) && e.galleryVersion() == version) {
+                answered += e.answers();
+                unknown += e.released()[e.identities()];
+                unknownEstimated += e.estimated()[e.identities()];
+                identities = e.identities();
+                epsilon = Double.isNaN(epsilon) ? e.epsilon() : Math.min(epsilon, e.epsilon());
+            }
+        }
+        if (answered == 0) {
+            return null;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("answers", (long) answered);
+        m.put("epsilonPerAnswer", epsilon);
+        m.put("unknownShareReleased", unknown / answered);
+        Map<String, Object> est = NoisyCounts.randomizedResponse(unknownEstimated, unknown, answered, (int) identities,
+                epsilon);
+        double n = answered;
+        est.replaceAll((k, v) -> (Double) v / n);
+        m.put("unknownShareEstimated", est);
+        return m;
+    }
+
+    /** A camera's noised counts as non-negative estimates with intervals; null without a noised section. */
+    static Map<String, Object> estimates(Object noised, Object startedAt, Instant reportedAt) {
+        if (!(noised instanceof Map<?, ?> n)) {
+            return null;
+        }
+        double variance = NoisyCounts.statusVariance(n.get("noise"), startedAt, reportedAt);
+        Map<String, Object> out = new LinkedHashMap<>();
+        n.forEach((k, v) -> {
+            if (v instanceof Number count) {
+                out.put(String.valueOf(k), NoisyCounts.total(count.doubleValue(), variance));
+            }
+        });
+        return out;
+    }
+
     private static Number number(Object o) {
         return o instanceof Number n ? n : 0;
     }
@@ -299,6 +352,20 @@ public class ConsoleController {
         body.put("epsilonPerFace", policy.get("epsilonPerRelease"));
         tradeoffs.forPolicy(mechanism, mode).ifPresentOrElse(t -> body.put("tradeoff", t),
                 () -> body.put("message", "no evaluation results for " + mechanism + " " + mode));
+        FaceGallery gallery = galleries.gallery(site).orElse(null);
+        if (gallery != null) {
+            String rule = gallery.getCalibration() == null ? null : gallery.getCalibration().getRule();
+            String network = gallery.getBasisId().contains("fr_feature") ? "fr_feature" : "dlib";
+            tradeoffs.forAnswer(gallery.getLabels().size(), rule, network).ifPresent(a -> {
+                Map<String, Object> advisor = new LinkedHashMap<>();
+                advisor.put("identities", gallery.getLabels().size());
+                advisor.put("answerEpsilon", gallery.getCalibration() == null ? null
+                        : gallery.getCalibration().getEpsilon());
+                advisor.put("expected", a);
+                advisor.put("measured", measuredAnswers(site, gallery.getVersion()));
+                body.put("advisor", advisor);
+            });
+        }
         return HttpResponse.ok(body);
     }
 

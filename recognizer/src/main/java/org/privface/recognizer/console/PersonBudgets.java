@@ -19,6 +19,8 @@ final class PersonBudgets {
     static Map<String, Object> site(List<Map<String, Object>> gateways) {
         Map<String, Object> out = null;
         double epsilon = 0;
+        double personsVariance = 0;
+        double linkedVariance = 0;
         for (Map<String, Object> g : gateways) {
             if (!(g.get("linking") instanceof Map<?, ?> l)) {
                 continue;
@@ -37,6 +39,9 @@ final class PersonBudgets {
                             + number(n.containsKey("persons") ? n.get("persons") : n.get("appearances")).longValue());
                     out.put("linkedPersons", (Long) out.get("linkedPersons") + number(n.containsKey("linkedPersons")
                             ? n.get("linkedPersons") : n.get("linkedAppearances")).longValue());
+                    double v = NoisyCounts.statusVariance(n.get("noise"), g.get("startedAt"), reportedAt(g));
+                    personsVariance += v;
+                    linkedVariance += v;
                     // Each gateway's counts are its own release: a person on two gateways is covered by both.
                     if (n.get("noise") instanceof Map<?, ?> noise) {
                         epsilon = Math.max(epsilon, number(noise.containsKey("epsilonPerUnitPerWindow")
@@ -52,8 +57,19 @@ final class PersonBudgets {
             long perTrack = (Long) out.get("gatewaysPerTrack");
             out.put("budgetScope", perTrack == 0 ? "person per gateway" : linking == 0 ? "track" : "mixed");
             out.put("epsilonPerPersonPerWindow", epsilon);
+            // Shown instead of the raw noised sums, which may be negative.
+            out.put("personsEstimate", NoisyCounts.total((Long) out.get("persons"), personsVariance));
+            out.put("linkedPersonsEstimate", NoisyCounts.total((Long) out.get("linkedPersons"), linkedVariance));
         }
         return out;
+    }
+
+    private static java.time.Instant reportedAt(Map<String, Object> g) {
+        try {
+            return g.get("reportedAt") instanceof String s ? java.time.Instant.parse(s) : null;
+        } catch (java.time.format.DateTimeParseException e) {
+            return null;
+        }
     }
 
     private static Number number(Object o) {

@@ -52,6 +52,85 @@ public class TradeoffCurves {
                 : Optional.of(new Tradeoff(mechanism, mode, s.metric(), "docs/results/" + s.file(), curves));
     }
 
+    /** One ε of the answer evaluation, averaged over its seeds. */
+    @Serdeable
+    public record AnswerPoint(double epsilon, double f1, double fnir, double fpir, int seeds) {
+    }
+
+    /** The answer's expected figures against ε, measured where the gallery size was nearest the site's. */
+    @Serdeable
+    public record AnswerAdvice(String network, String set, int people, String rule, String source,
+                               List<AnswerPoint> points) {
+    }
+
+    /** The answer evaluation's table (docs/frontier.md, {@code -Pdeep-eval --answer}), bundled at build time. */
+    static final String ANSWER_FILE = "deep-answer.csv";
+
+    /**
+     * The answer release's measured F1, FNIR and FPIR (on public strangers calibration never saw)
+     * per ε, for a site whose gallery holds {@code identities} people, calibrated by {@code rule}:
+     * the rows of the evaluated gallery whose size is nearest (by ratio), on the site's network
+     * where it was evaluated, else dlib (the shipped default). Empty without a matching row.
+     */
+    public Optional<AnswerAdvice> forAnswer(int identities, String rule, String network) {
+        List<String[]> rows = new ArrayList<>();
+        List<String> header;
+        try (InputStream in = TradeoffCurves.class.getResourceAsStream("/console-results/" + ANSWER_FILE)) {
+            if (in == null) {
+                return Optional.empty();
+            }
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            header = Arrays.asList(r.readLine().split(","));
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                rows.add(line.split(",", -1));
+            }
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        int net = header.indexOf("network");
+        int set = header.indexOf("set");
+        int people = header.indexOf("people");
+        int eps = header.indexOf("epsilon");
+        int cal = header.indexOf("calibration");
+        int f1 = header.indexOf("f1");
+        int fnir = header.indexOf("fnir");
+        int fpir = header.indexOf("fpir");
+        if (Math.min(Math.min(Math.min(net, set), Math.min(people, eps)), Math.min(Math.min(cal, f1),
+                Math.min(fnir, fpir))) < 0 || identities < 1) {
+            return Optional.empty();
+        }
+        String want = rule == null ? "wilson" : rule.toLowerCase(Locale.ROOT);
+        String network1 = rows.stream().anyMatch(f -> f[net].equals(network)) ? network : "dlib";
+        List<String[]> ours = rows.stream().filter(f -> f[net].equals(network1) && f[cal].equals(want)).toList();
+        // The evaluated gallery size nearest the site's, by ratio (5 and 40 are as far from 14).
+        Optional<String[]> nearest = ours.stream().min((a, b) -> Double.compare(
+                Math.abs(Math.log(Double.parseDouble(a[people]) / identities)),
+                Math.abs(Math.log(Double.parseDouble(b[people]) / identities))));
+        if (nearest.isEmpty()) {
+            return Optional.empty();
+        }
+        String chosenSet = nearest.get()[set];
+        java.util.TreeMap<Double, double[]> sums = new java.util.TreeMap<>();
+        for (String[] f : ours) {
+            if (!f[set].equals(chosenSet)) {
+                continue;
+            }
+            try {
+                double[] acc = sums.computeIfAbsent(Double.parseDouble(f[eps]), k -> new double[4]);
+                acc[0] += Double.parseDouble(f[f1]);
+                acc[1] += Double.parseDouble(f[fnir]);
+                acc[2] += Double.parseDouble(f[fpir]);
+                acc[3]++;
+            } catch (NumberFormatException e) {
+                // a row without a figure is not a point
+            }
+        }
+        List<AnswerPoint> points = new ArrayList<>();
+        sums.forEach((e, a) -> points.add(new AnswerPoint(e, a[0] / a[3], a[1] / a[3], a[2] / a[3], (int) a[3])));
+        return Optional.of(new AnswerAdvice(network1, chosenSet, Integer.parseInt(nearest.get()[people]), want,
+                "docs/results/" + ANSWER_FILE, points));
+    }
+
     private static Selection select(String mechanism, String mode) {
         return switch (mechanism) {
             case "PEEP" -> new Selection("peep-{ds}.csv", "mode", mode, "f1_mean", false, "recognition F1 (MLP)");
