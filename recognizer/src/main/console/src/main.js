@@ -94,12 +94,38 @@ $('#logout').addEventListener('click', async () => {
 
 let timer;
 let loggedIn = false;
+// The page of the fleet shown: the console fetches only these sites' cards and series (issue 41).
+const PAGE = 20;
+const view = { offset: 0, filter: '' };
+
+$('#page-prev').addEventListener('click', () => { view.offset = Math.max(0, view.offset - PAGE); refresh(); });
+$('#page-next').addEventListener('click', () => { view.offset += PAGE; refresh(); });
+$('#site-filter').addEventListener('input', (ev) => { view.filter = ev.target.value; view.offset = 0; refresh(); });
+
+function showPage(overview) {
+  const shown = new Set(overview.sites.map((s) => s.site));
+  for (const [site, c] of cards) {
+    if (!shown.has(site)) {
+      Object.values(c.charts).forEach((ch) => ch && ch.destroy());
+      c.el.remove();
+      cards.delete(site);
+    }
+  }
+  const first = overview.total === 0 ? 0 : overview.offset + 1;
+  $('#page-info').textContent = `sites ${first}–${overview.offset + overview.sites.length} of ${overview.total}`;
+  $('#page-prev').disabled = overview.offset === 0;
+  $('#page-next').disabled = overview.offset + overview.sites.length >= overview.total;
+  view.offset = overview.offset;
+}
 async function refresh() {
   clearTimeout(timer);
   if (!loggedIn) return;
   try {
-    const [overview, series, audit] = await Promise.all([
-      api('/console/api/overview'), api('/console/api/series'), api('/console/api/audit')]);
+    const q = new URLSearchParams({ offset: view.offset, limit: PAGE, filter: view.filter });
+    const [overview, audit] = await Promise.all([api(`/console/api/overview?${q}`), api('/console/api/audit')]);
+    const names = overview.sites.map((s) => s.site).join(',');
+    const series = names ? await api(`/console/api/series?sites=${encodeURIComponent(names)}`) : {};
+    showPage(overview);
     renderSites(overview, series, audit);
     renderModels(overview.models);
     renderAudit(audit);

@@ -405,6 +405,17 @@ class RecognizerServiceTest implements TestPropertyProvider {
         String sites = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/sites")));
         String overview = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET("/console/api/overview")));
         assertTrue(overview.contains("\"site\":\"" + SITE + "\"") && overview.contains("\"validationAccuracy\""), overview);
+        // One page of the fleet: only the sites matched, only their models and series.
+        String none = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET(
+                "/console/api/overview?filter=no-such-site&limit=5")));
+        assertTrue(none.contains("\"total\":0") && none.contains("\"sites\":[]") && none.contains("\"models\":[]"), none);
+        String page = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET(
+                "/console/api/overview?filter=" + SITE + "&limit=1")));
+        assertTrue(page.contains("\"total\":1") && page.contains("\"limit\":1") && page.contains("\"site\":\"" + SITE + "\""),
+                page);
+        String noSeries = http.toBlocking().retrieve(as.apply(io.micronaut.http.HttpRequest.GET(
+                "/console/api/series?sites=no-such-site")));
+        assertEquals("{}", noSeries);
         // The site's enrolled faces, summed over its gateways' ledgers; the lower cap binds first.
         assertTrue(overview.contains("\"enrollment\":{\"images\":42,\"releases\":102,\"refusedReleases\":5,"
                 + "\"maxComposedEpsilon\":64.0,\"totalComposedEpsilon\":2208.0,\"epsilonCap\":64.0}"), overview);

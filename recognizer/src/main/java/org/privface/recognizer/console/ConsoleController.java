@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
@@ -107,8 +108,17 @@ public class ConsoleController {
         return Map.of("operator", who.getName(), "operatorsConfigured", operators.any());
     }
 
-    @Get("/api/overview")
-    public Map<String, Object> overview() {
+    /** Sites per page when the console asks for none: a page of cards, not a fleet of 1,000. */
+    static final int DEFAULT_PAGE = 20;
+    static final int MAX_PAGE = 200;
+
+    /**
+     * One page of the fleet: the sites whose names contain {@code filter}, in name order, from
+     * {@code offset}, at most {@code limit}; {@code total} says how many matched. Only the page's sites
+     * are built, and only their models are listed.
+     */
+    @Get("/api/overview{?offset,limit,filter}")
+    public Map<String, Object> overview(@Nullable Integer offset, @Nullable Integer limit, @Nullable String filter) {
         Instant now = Instant.now();
         Map<String, Map<String, StatusReader.Latest>> gateways = status.gateways();
         Map<String, SiteController.SiteStats> stats = new LinkedHashMap<>();
@@ -117,8 +127,13 @@ public class ConsoleController {
         all.addAll(stats.keySet());
         Map<String, AnswerResults.Estimate> estimates = answers.estimates();
         estimates.values().forEach(e -> all.add(e.site()));
+        List<String> matched = all.stream()
+                .filter(x -> filter == null || filter.isBlank() || x.contains(filter.strip())).toList();
+        int from = Math.max(0, Math.min(offset == null ? 0 : offset, matched.size()));
+        int size = Math.max(1, Math.min(limit == null ? DEFAULT_PAGE : limit, MAX_PAGE));
+        List<String> page = matched.subList(from, Math.min(matched.size(), from + size));
         List<Map<String, Object>> out = new ArrayList<>();
-        for (String site : all) {
+        for (String site : page) {
             List<Map<String, Object>> gws = new ArrayList<>();
             List<Map<String, Object>> cams = new ArrayList<>();
             Map<String, Object> policy = null;
@@ -182,8 +197,12 @@ public class ConsoleController {
         }
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("now", now.toString());
+        r.put("total", matched.size());
+        r.put("offset", from);
+        r.put("limit", size);
         r.put("sites", out);
-        r.put("models", models.models());
+        Set<String> shown = new java.util.HashSet<>(page);
+        r.put("models", models.models().stream().filter(m -> shown.contains(m.site())).toList());
         return r;
     }
 
@@ -327,9 +346,21 @@ public class ConsoleController {
         return o instanceof Number n ? n : 0;
     }
 
-    @Get("/api/series")
-    public Map<String, List<ConsoleSeries.Sample>> series() {
-        return series.series();
+    /** The sites' series, or every site's when none is named (comma-separated names). */
+    @Get("/api/series{?sites}")
+    public Map<String, List<ConsoleSeries.Sample>> series(@Nullable String sites) {
+        Map<String, List<ConsoleSeries.Sample>> all = series.series();
+        if (sites == null || sites.isBlank()) {
+            return all;
+        }
+        Map<String, List<ConsoleSeries.Sample>> some = new java.util.TreeMap<>();
+        for (String s : sites.split(",")) {
+            List<ConsoleSeries.Sample> v = all.get(s.strip());
+            if (v != null) {
+                some.put(s.strip(), v);
+            }
+        }
+        return some;
     }
 
     @Get("/api/tradeoff/{site}")

@@ -144,7 +144,13 @@ public class ModelRegistry {
             if (e.getKey().site().equals(site)) {
                 it.remove();
                 TrainedModel m = e.getValue();
-                trainer.schedule(m.mlp()::close, 30, TimeUnit.SECONDS);
+                try {
+                    // Later, so a prediction still running on it finishes first.
+                    trainer.schedule(m.mlp()::close, 30, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+                    // The service is closing (its owners leave the group last): nothing predicts any more.
+                    m.mlp().close();
+                }
             }
         }
     }
@@ -241,7 +247,13 @@ public class ModelRegistry {
             TrainedModel m = models.get(key);
             if (m != null && m.labels().stream().anyMatch(labels::contains)) {
                 models.remove(key, m);
-                trainer.schedule(m.mlp()::close, 30, TimeUnit.SECONDS);
+                try {
+                    // Later, so a prediction still running on it finishes first.
+                    trainer.schedule(m.mlp()::close, 30, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+                    // The service is closing (its owners leave the group last): nothing predicts any more.
+                    m.mlp().close();
+                }
                 withdrawn++;
             }
             if (store != null) {
