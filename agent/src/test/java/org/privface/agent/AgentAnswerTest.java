@@ -118,7 +118,7 @@ class AgentAnswerTest {
             assertEquals(pipeline.published(), enrollments.size());
             assertTrue(enrollments.stream().allMatch(f -> f.getKind() == RecordKind.ENROLLMENT), "no query vector");
         }
-        assertEquals(0, read(Topics.answer(site), 6, 0, Duration.ofSeconds(3)).size());
+        assertEquals(0, read(Topics.answer(site), answerPartitions(site), 0, Duration.ofSeconds(3)).size());
 
         // The recognizer's part, reduced to its arithmetic: templates from those enrollment records, signed.
         Map<String, List<double[]>> byPerson = new TreeMap<>();
@@ -176,7 +176,7 @@ class AgentAnswerTest {
             metricEpsilon = perFace.stream().mapToDouble(DistributionSummary::totalAmount).sum();
             metricCount = perFace.stream().mapToLong(DistributionSummary::count).sum();
         }
-        List<ConsumerRecord<String, byte[]>> out = read(Topics.answer(site), 6, answered, Duration.ofSeconds(30));
+        List<ConsumerRecord<String, byte[]>> out = read(Topics.answer(site), answerPartitions(site), answered, Duration.ofSeconds(30));
         assertEquals(answered, out.size());
         int right = 0;
         double statedEpsilon = 0;
@@ -201,6 +201,11 @@ class AgentAnswerTest {
         assertEquals(statedEpsilon, metricEpsilon, 1e-9 * answered, "metric ε = the records' stated ε");
         assertTrue(SiteRecords.read(site, enrollments.size() + 1, (k, f) -> { }).stream()
                 .noneMatch(f -> f.getKind() == RecordKind.QUERY), "an answer-only site releases no query vector");
+    }
+
+    private static int answerPartitions(String site) {
+        return Topics.definitions(List.of(site)).stream().filter(t -> t.name().equals(Topics.answer(site)))
+                .findFirst().orElseThrow().partitions();
     }
 
     private static List<ConsumerRecord<String, byte[]>> read(String topic, int partitions, long expected, Duration wait) {

@@ -66,7 +66,7 @@ class TopicsTest {
             assertTrue(first.contains("privface.applier-test.query"), first.toString());
             assertEquals(List.of(), applier.apply(specs), "second apply creates nothing");
             var described = admin.describeTopics(List.of("privface.applier-test.query")).allTopicNames().get();
-            assertEquals(6, described.get("privface.applier-test.query").partitions().size());
+            assertEquals(1, described.get("privface.applier-test.query").partitions().size(), "one owner per site: one query partition");
             var res = new ConfigResource(ConfigResource.Type.TOPIC, "privface.applier-test.enrollment");
             Map<ConfigResource, org.apache.kafka.clients.admin.Config> cfg = admin.describeConfigs(List.of(res)).all().get();
             assertEquals("compact", cfg.get(res).get("cleanup.policy").value());
