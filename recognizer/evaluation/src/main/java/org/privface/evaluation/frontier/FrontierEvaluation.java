@@ -17,6 +17,9 @@ import static org.privface.evaluation.frontier.FrontierClassifiers.scaled;
 import static org.privface.evaluation.frontier.FrontierClassifiers.table;
 import static org.privface.evaluation.frontier.FrontierClassifiers.truncate;
 import static org.privface.evaluation.frontier.FrontierClassifiers.wiener;
+import static org.privface.evaluation.frontier.FrontierFamilies.DELTA;
+import static org.privface.evaluation.frontier.FrontierFamilies.INNER_FRACTION;
+import static org.privface.evaluation.frontier.FrontierFamilies.PCA_DIM;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -47,6 +50,7 @@ import org.privface.evaluation.StratifiedSplit;
 import org.privface.evaluation.frontier.FrontierClassifiers.Released;
 import org.privface.evaluation.frontier.FrontierFamilies.Classifier;
 import org.privface.evaluation.frontier.FrontierFamilies.Config;
+import org.privface.evaluation.frontier.FrontierFamilies.Pick;
 import org.privface.evaluation.frontier.FrontierFamilies.Group;
 import org.privface.evaluation.frontier.FrontierFamilies.Noise;
 import org.privface.evaluation.frontier.FrontierFamilies.Space;
@@ -89,20 +93,11 @@ import org.privface.recognizer.model.MlpTrainer;
  */
 public final class FrontierEvaluation {
     static final double[] EPSILONS = {0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
-    static final double DELTA = MuGdp.DEFAULT_DELTA;
-    /** Share of the training split that validation models are fitted on; the rest is the validation set. */
-    static final double INNER_FRACTION = 0.75;
     /**
      * Independent noise draws whose validation F1 is averaged per configuration: one draw on a
      * validation set of a few hundred faces is too noisy to rank configurations at small ε.
      */
     static final int VALIDATION_DRAWS = 3;
-    /** Eigenface coordinates computed per fold; the release spaces use at most this many. */
-    static final int PCA_DIM = 128;
-
-    /** What one seed of one family gave at one ε: the configuration, its fresh validation F1, its test F1. */
-    record Pick(Config config, double valF1, double testF1) {
-    }
 
     /** Test F1 per seed of a fixed or derived configuration, with what its row states. */
     record Extra(double[] f1, int nc, int enrollReleases, String note) {
@@ -580,9 +575,5 @@ public final class FrontierEvaluation {
 
     private static double[] parseList(String s) {
         return Arrays.stream(s.split(",")).filter(x -> !x.isBlank()).mapToDouble(Double::parseDouble).toArray();
-    }
-
-    static String alphaName(double alpha) {
-        return Math.abs(alpha - 1.0 / 3) < 1e-12 ? "0.333" : fmt(alpha);
     }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.privface.evaluation.Figures;
+import org.privface.privacy.gdp.MuGdp;
 
 /**
  * The families {@link FrontierEvaluation} compares: how a face is reduced to a release space
@@ -15,6 +16,17 @@ final class FrontierFamilies {
     static final int[] FISHER_PCA = {32, 64, 128};
     static final double[] LAPLACE_QUANTILES = {0.25, 0.5, 0.75, 0.9};
     static final double[] GAUSS_QUANTILES = {0.25, 0.5, 0.75};
+
+    /** The Gaussian families' δ (the library's default). */
+    static final double DELTA = MuGdp.DEFAULT_DELTA;
+    /** Share of the training split that validation models are fitted on; the rest is the validation set. */
+    static final double INNER_FRACTION = 0.75;
+    /** Eigenface coordinates computed per fold; the release spaces use at most this many. */
+    static final int PCA_DIM = 128;
+
+    /** What one seed of one family gave at one ε: the configuration, its fresh validation F1, its test F1. */
+    record Pick(Config config, double valF1, double testF1) {
+    }
 
     private FrontierFamilies() {
     }
@@ -64,7 +76,7 @@ final class FrontierFamilies {
         }
 
         String key() {
-            return fisher ? "fisher" + dim + "-k" + k : "pca" + dim + (alpha == 0 ? "" : "-w" + FrontierEvaluation.alphaName(alpha));
+            return fisher ? "fisher" + dim + "-k" + k : "pca" + dim + (alpha == 0 ? "" : "-w" + alphaName(alpha));
         }
 
         /** Number of coordinates released. */
@@ -87,7 +99,7 @@ final class FrontierFamilies {
         }
 
         double delta() {
-            return noise == Noise.GAUSSIAN ? FrontierEvaluation.DELTA : 0;
+            return noise == Noise.GAUSSIAN ? DELTA : 0;
         }
     }
 
@@ -117,7 +129,7 @@ final class FrontierFamilies {
             for (double alpha : new double[] {0, 0.5}) {
                 for (int m : new int[] {1, 2, 4, 8, 16, 32}) {
                     // At most a third of the validation fold's faces per code, so each centre is fitted on a few.
-                    if (m * classes <= faces * 0.7 * FrontierEvaluation.INNER_FRACTION / 3) {
+                    if (m * classes <= faces * 0.7 * INNER_FRACTION / 3) {
                         pcaCodes.add(new Config(Space.pca(nc, alpha), Noise.RR, 0, m * classes));
                     }
                 }
@@ -172,7 +184,7 @@ final class FrontierFamilies {
     /** Fixed configurations scored on the test split at every ε: the nc and Fisher-k levers, and the docs' l1-clip. */
     static List<Config> fixedConfigs(int classes) {
         List<Config> c = new ArrayList<>();
-        c.add(new Config(Space.pca(FrontierEvaluation.PCA_DIM, 0), Noise.LAPLACE, 0.9, 0));
+        c.add(new Config(Space.pca(PCA_DIM, 0), Noise.LAPLACE, 0.9, 0));
         for (int nc : NCS) {
             c.add(new Config(Space.pca(nc, 0), Noise.LAPLACE, 0.5, 0));
         }
@@ -180,5 +192,10 @@ final class FrontierFamilies {
             c.add(new Config(Space.fisher(128, k), Noise.LAPLACE, 0.5, 0));
         }
         return c;
+    }
+
+    /** An α as the row keys write it (1/3 as 0.333). */
+    static String alphaName(double alpha) {
+        return Math.abs(alpha - 1.0 / 3) < 1e-12 ? "0.333" : Figures.fmt(alpha);
     }
 }

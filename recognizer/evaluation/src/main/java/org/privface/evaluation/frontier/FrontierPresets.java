@@ -13,10 +13,9 @@ import java.util.Locale;
 import java.util.Map;
 
 import org.privface.evaluation.Figures;
-import org.privface.evaluation.frontier.FrontierEvaluation.Fold;
-import org.privface.evaluation.frontier.FrontierEvaluation.Pick;
 import org.privface.evaluation.frontier.FrontierFamilies.Classifier;
 import org.privface.evaluation.frontier.FrontierFamilies.Config;
+import org.privface.evaluation.frontier.FrontierFamilies.Pick;
 
 /** The frontier's presets: per ε band, the configuration a deployment should pick, chosen on validation only. */
 final class FrontierPresets {
@@ -25,10 +24,10 @@ final class FrontierPresets {
     /** A preset takes the smallest ε whose validation F1 is this close to the best in its band. */
     static final double PRESET_TOLERANCE = 0.01;
 
-    /** Scores a configuration with a classifier on one seed's test split. */
+    /** Scores a configuration with a classifier on one seed's test split (the fold type is the caller's). */
     @FunctionalInterface
-    interface Scorer {
-        double score(Fold f, Config c, double eps, Classifier cl, int seed);
+    interface Scorer<F> {
+        double score(F f, Config c, double eps, Classifier cl, int seed);
     }
 
     private FrontierPresets() {
@@ -40,8 +39,8 @@ final class FrontierPresets {
      * preset never spends budget that buys nothing; then the configuration the validation picked
      * most often there. Its F1 is measured as a fixed configuration on every seed's test split.
      */
-    static List<String[]> presets(double[] epsilons, Map<Double, Pick[]> bestAll, Map<Double, String[]> families,
-                                  List<Fold> folds, Map<String, Classifier> classifierOf, Scorer scorer) {
+    static <F> List<String[]> presets(double[] epsilons, Map<Double, Pick[]> bestAll, Map<Double, String[]> families,
+                                  List<F> folds, Map<String, Classifier> classifierOf, Scorer<F> scorer) {
         List<String[]> out = new ArrayList<>();
         for (double band : BANDS) {
             double[] inBand = Arrays.stream(epsilons).filter(e -> e <= band).toArray();
@@ -65,7 +64,7 @@ final class FrontierPresets {
             Classifier cl = classifierOf.get(winner.split("\\|")[1]);
             double[] f1 = new double[folds.size()];
             for (int s = 0; s < folds.size(); s++) {
-                Fold f = folds.get(s);
+                F f = folds.get(s);
                 f1[s] = scorer.score(f, c, eps, cl, s);
             }
             out.add(new String[] {"<=" + fmt(band), c.key() + "-" + cl.tag + "-r1", Integer.toString(c.space()
