@@ -1,6 +1,5 @@
 package org.privface.evaluation.deep;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;

@@ -1,8 +1,6 @@
 package org.privface.evaluation.frontier;
 
 import static org.privface.evaluation.Figures.fmt;
-import static org.privface.evaluation.Figures.mean;
-import static org.privface.evaluation.Figures.sd;
 import static org.privface.evaluation.frontier.FrontierClassifiers.classMeans;
 import static org.privface.evaluation.frontier.FrontierClassifiers.clip;
 import static org.privface.evaluation.frontier.FrontierClassifiers.fisherDirections;

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import org.privface.evaluation.Figures;
 import org.privface.evaluation.frontier.FrontierFamilies.Classifier;
 import org.privface.evaluation.frontier.FrontierFamilies.Config;
 import org.privface.evaluation.frontier.FrontierFamilies.Pick;

@@ -1,7 +1,7 @@
 package org.privface.evaluation.papers;
 
-import static org.privface.evaluation.papers.RdpEvaluation.P;
-import static org.privface.evaluation.papers.RdpEvaluation.filled;
+import static org.privface.evaluation.papers.RdpStudy.P;
+import static org.privface.evaluation.papers.RdpStudy.filled;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 
 import org.jtransforms.dct.DoubleDCT_2D;
-import org.privface.evaluation.papers.RdpEvaluation.Method;
-import org.privface.evaluation.papers.RdpEvaluation.Sanitized;
+import org.privface.evaluation.papers.RdpStudy.Method;
+import org.privface.evaluation.papers.RdpStudy.Sanitized;
 import org.privface.privacy.SecureLaplace;
 import org.privface.privacy.rdp.RdpBasis;
 import org.privface.privacy.rdp.RdpMechanism;

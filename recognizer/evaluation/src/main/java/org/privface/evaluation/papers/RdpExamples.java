@@ -2,12 +2,12 @@ package org.privface.evaluation.papers;
 
 import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.papers.RdpBaselines.method;
-import static org.privface.evaluation.papers.RdpEvaluation.DEFAULT_LEVELS;
-import static org.privface.evaluation.papers.RdpEvaluation.EXAMPLE_EPSILON;
-import static org.privface.evaluation.papers.RdpEvaluation.METHODS;
-import static org.privface.evaluation.papers.RdpEvaluation.NC;
-import static org.privface.evaluation.papers.RdpEvaluation.laplace;
-import static org.privface.evaluation.papers.RdpEvaluation.perFace;
+import static org.privface.evaluation.papers.RdpStudy.DEFAULT_LEVELS;
+import static org.privface.evaluation.papers.RdpStudy.EXAMPLE_EPSILON;
+import static org.privface.evaluation.papers.RdpStudy.METHODS;
+import static org.privface.evaluation.papers.RdpStudy.NC;
+import static org.privface.evaluation.papers.RdpStudy.laplace;
+import static org.privface.evaluation.papers.RdpStudy.perFace;
 
 import java.awt.Color;
 import java.awt.Font;
@@ -26,9 +26,8 @@ import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
-import org.privface.evaluation.Figures;
 import org.privface.evaluation.papers.RdpBaselines.DctDp;
-import org.privface.evaluation.papers.RdpEvaluation.Method;
+import org.privface.evaluation.papers.RdpStudy.Method;
 import org.privface.privacy.SecureLaplace;
 import org.privface.privacy.rdp.RdpBasis;
 

@@ -2,12 +2,12 @@ package org.privface.evaluation.papers;
 
 import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.papers.RdpBaselines.method;
-import static org.privface.evaluation.papers.RdpEvaluation.NC;
-import static org.privface.evaluation.papers.RdpEvaluation.capped;
-import static org.privface.evaluation.papers.RdpEvaluation.color;
-import static org.privface.evaluation.papers.RdpEvaluation.laplace;
-import static org.privface.evaluation.papers.RdpEvaluation.psnr;
-import static org.privface.evaluation.papers.RdpEvaluation.stream;
+import static org.privface.evaluation.papers.RdpStudy.NC;
+import static org.privface.evaluation.papers.RdpStudy.capped;
+import static org.privface.evaluation.papers.RdpStudy.color;
+import static org.privface.evaluation.papers.RdpStudy.laplace;
+import static org.privface.evaluation.papers.RdpStudy.psnr;
+import static org.privface.evaluation.papers.RdpStudy.stream;
 import static org.privface.evaluation.papers.RdpPaper.TABLE_II_LFW;
 
 import java.io.IOException;
@@ -22,7 +22,6 @@ import java.util.Locale;
 import java.util.Map;
 
 import org.knowm.xchart.style.Styler;
-import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.evaluation.Charts;
 import org.privface.evaluation.Figures;
@@ -30,8 +29,8 @@ import org.privface.evaluation.Progress;
 import org.privface.evaluation.Ssim;
 import org.privface.evaluation.StratifiedSplit;
 import org.privface.evaluation.papers.RdpBaselines.DctDp;
-import org.privface.evaluation.papers.RdpEvaluation.Method;
-import org.privface.evaluation.papers.RdpEvaluation.Sanitized;
+import org.privface.evaluation.papers.RdpStudy.Method;
+import org.privface.evaluation.papers.RdpStudy.Sanitized;
 import org.privface.privacy.rdp.RdpBasis;
 
 /**
@@ -91,8 +90,8 @@ final class RdpReadings {
         Progress progress = new Progress(System.err, cells);
         DctDp dct = new DctDp();
         for (int side : SIDES) {
-            RdpReading base = RdpEvaluation.reading(set, side, 1, RdpReading.Pixels.UNIT, RdpReading.Delta.RANGE);
-            LabelledFaces data = RdpEvaluation.load(dir, base);
+            RdpReading base = RdpStudy.reading(set, side, 1, RdpReading.Pixels.UNIT, RdpReading.Delta.RANGE);
+            LabelledFaces data = RdpStudy.load(dir, base);
             StratifiedSplit split = StratifiedSplit.of(data.labels(), data.names().size(), 0.7, -1, 1000L);
             double[][] fit = StratifiedSplit.select(data.faces(), capped(split.train(), FIT_FACES, 1000L));
             double[][] test = StratifiedSplit.select(data.faces(), capped(split.test(), TEST_FACES, 1000L));
@@ -225,7 +224,7 @@ final class RdpReadings {
             for (int side : SIDES) {
                 double[] y = new double[LEVELS.length];
                 for (int l = 0; l < LEVELS.length; l++) {
-                    RdpReading at = RdpEvaluation.reading(set, side, LEVELS[l], RdpReading.Pixels.UNIT,
+                    RdpReading at = RdpStudy.reading(set, side, LEVELS[l], RdpReading.Pixels.UNIT,
                             RdpReading.Delta.RANGE);
                     y[l] = find(rows, at, m, EPSILONS[0]).ssim();
                 }
@@ -235,7 +234,7 @@ final class RdpReadings {
         for (String m : List.of("rdp-uniform", "rdp-na")) {
             double paper = TABLE_II_LFW.get(m)[0];
             series.add(new Charts.Series("paper " + (m.equals("rdp-na") ? "RDP-NA / LMGD" : "RDP"), x,
-                    RdpEvaluation.filled(x.length, paper), null, true, java.awt.Color.GRAY));
+                    RdpStudy.filled(x.length, paper), null, true, java.awt.Color.GRAY));
         }
         Charts.line(png, "RDP readings on " + set + ": SSIM at eps0 = 0.2 (" + TEST_FACES + " faces; Delta_i = data range,"
                 + " grey [0,1])", "Haar levels (dashed: 250x250 upsampled; grey: the paper's Table II)", "SSIM", false,

@@ -18,7 +18,6 @@ import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.OpenCv;
 import org.privface.evaluation.Charts;
 import org.privface.evaluation.EvalOptions;
-import org.privface.evaluation.Figures;
 import org.privface.evaluation.Progress;
 import org.privface.evaluation.StratifiedSplit;
 import org.privface.privacy.EigenBasis;

@@ -11,7 +11,6 @@ import java.util.Locale;
 
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
-import org.privface.evaluation.Figures;
 import org.privface.privacy.gdp.RkhsMean;
 import org.privface.privacy.gdp.SecureGaussian;
 

@@ -18,7 +18,7 @@ import org.opencv.imgcodecs.Imgcodecs;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.OpenCv;
-import org.privface.evaluation.papers.RdpEvaluation.Sanitized;
+import org.privface.evaluation.papers.RdpStudy.Sanitized;
 import org.privface.privacy.rdp.RdpBasis;
 
 /** The readings' geometry options (padding, 8-bit release, Δ_i per scale), the frame loader and the DCT baselines. */
@@ -121,16 +121,16 @@ class RdpReadingTest {
         double[] delta = basis.featureRanges();
         double b = java.util.Arrays.stream(delta).sum() / 0.5;
         RdpBaselines.DctDp dct = new RdpBaselines.DctDp();
-        Sanitized all = RdpBaselines.method("dct-dp-all", basis, delta, 0.5, RdpEvaluation.laplace(1), dct)
+        Sanitized all = RdpBaselines.method("dct-dp-all", basis, delta, 0.5, RdpStudy.laplace(1), dct)
                 .apply(faces[0]);
         double sumRanges = java.util.Arrays.stream(dct.ranges(16, 16)).sum();
         assertEquals(sumRanges / b, all.epsilonPerFace(), 1e-9 * sumRanges / b);
         assertEquals(256 * 2 * b * b, all.varTheory(), 1e-9 * all.varTheory());
         assertEquals(0.5, all.epsilonEq3());
-        Sanitized pixels = RdpBaselines.method("pixel-dp", basis, delta, 0.5, RdpEvaluation.laplace(2), dct)
+        Sanitized pixels = RdpBaselines.method("pixel-dp", basis, delta, 0.5, RdpStudy.laplace(2), dct)
                 .apply(faces[0]);
         assertEquals(256 / b, pixels.epsilonPerFace(), 1e-9 * 256 / b);
-        Sanitized geo = RdpBaselines.method("dct-dp", basis, delta, 0.5, RdpEvaluation.laplace(3), dct).apply(faces[0]);
+        Sanitized geo = RdpBaselines.method("dct-dp", basis, delta, 0.5, RdpStudy.laplace(3), dct).apply(faces[0]);
         assertEquals(Double.POSITIVE_INFINITY, geo.epsilonPerFace());
         for (double v : all.image()) {
             assertTrue(v >= 0 && v <= 1);
