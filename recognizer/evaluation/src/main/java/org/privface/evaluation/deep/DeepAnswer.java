@@ -1,7 +1,7 @@
 package org.privface.evaluation.deep;
 
 import static org.privface.evaluation.Figures.fmt;
-import static org.privface.evaluation.deep.DeepFrontierEvaluation.releaseAll;
+import static org.privface.evaluation.deep.DeepFrontier.releaseAll;
 import static org.privface.evaluation.Seeds.seeded;
 
 import java.awt.Color;
@@ -173,8 +173,8 @@ final class DeepAnswer {
             (c % 2 == 0 ? even : counts[c] >= SELECTION_MIN_FACES ? galleryPeople : strangers).add(c);
         }
         EmbeddingCache calibration = pub.subset(even);
-        EmbeddingBasis half = DeepFrontierEvaluation.fitPublic(calibration, network, publicSet + " even people",
-                DeepFrontierEvaluation.BASIS_DIRECTIONS);
+        EmbeddingBasis half = DeepFrontier.fitPublic(calibration, network, publicSet + " even people",
+                DeepFrontier.BASIS_DIRECTIONS);
         Map<String, EmbeddingCache> sets = new LinkedHashMap<>();
         for (String s : setNames) {
             sets.put(s, EmbeddingSets.load(datasets, s, cache, network));
@@ -324,7 +324,7 @@ final class DeepAnswer {
         }
         int[] idx = inGallery.stream().mapToInt(Integer::intValue).toArray();
         int[] yIn = Arrays.stream(idx).map(i -> y[i]).toArray();
-        StratifiedSplit split = StratifiedSplit.of(yIn, g, DeepFrontierEvaluation.TRAIN_FRACTION, -1,
+        StratifiedSplit split = StratifiedSplit.of(yIn, g, DeepFrontier.TRAIN_FRACTION, -1,
                 random.nextLong());
         int[] train = Arrays.stream(split.train()).map(i -> idx[i]).toArray();
         int[] test = Arrays.stream(split.test()).map(i -> idx[i]).toArray();
@@ -391,7 +391,7 @@ final class DeepAnswer {
             for (double eps : epsilons) {
                 Preset p = chosen.get(key(eps, selectionGallery(c)));
                 for (int s = 0; s < seeds; s++) {
-                    DeepFrontierEvaluation.Fold fold = DeepFrontierEvaluation.Fold.of(data, s);
+                    DeepFrontier.Fold fold = DeepFrontier.Fold.of(data, s);
                     EmbeddingMechanism m = new EmbeddingMechanism(basis, true, Noise.SIGN_CAP, p.k(), p.radius(), eps,
                             seeded(set, "answer-" + d.network(), eps, s));
                     Gallery gallery = Gallery.fromReleases(1, m.releaseSpace(), data.people(),
@@ -409,7 +409,7 @@ final class DeepAnswer {
                     Preset vp = Preset.forEpsilon(Noise.SIGN_CAP, eps);
                     EmbeddingMechanism vs = new EmbeddingMechanism(basis, true, Noise.SIGN_CAP, vp.k(), vp.radius(), eps,
                             seeded(set, "public-sign-cap-" + d.network(), eps, s));
-                    double vectorF1 = DeepFrontierEvaluation.score(releaseAll(vs, fold.train()), fold.yTrain(),
+                    double vectorF1 = DeepFrontier.score(releaseAll(vs, fold.train()), fold.yTrain(),
                             releaseAll(vs, fold.test()), yTest, c);
                     // Open set: threshold on the public calibration strangers at the decoder rate that makes the
                     // released FPIR 1 % (+∞ when no threshold can: then only RR names strangers), under each
@@ -521,7 +521,7 @@ final class DeepAnswer {
                 Preset p = chosen.get(key(e, selectionGallery(c)));
                 double[][] measured = d.measured().get(measuredOn(set)).x();
                 for (int s = 0; s < seeds; s++) {
-                    DeepFrontierEvaluation.Fold fold = DeepFrontierEvaluation.Fold.of(data, s);
+                    DeepFrontier.Fold fold = DeepFrontier.Fold.of(data, s);
                     EmbeddingMechanism m = new EmbeddingMechanism(basis, true, Noise.SIGN_CAP, p.k(), p.radius(), e,
                             seeded(set, "answer-" + d.network(), e, s));
                     RandomizedResponse rr = RandomizedResponse.forEpsilon(c, e, ExactDraws.secure(

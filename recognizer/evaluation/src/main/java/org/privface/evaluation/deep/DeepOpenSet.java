@@ -21,7 +21,7 @@ import org.privface.evaluation.Charts;
 import org.privface.evaluation.EmbeddingCache;
 import org.privface.evaluation.Metrics;
 import org.privface.evaluation.Progress;
-import org.privface.evaluation.deep.DeepFrontierEvaluation.Family;
+import org.privface.evaluation.deep.DeepFrontier.Family;
 import org.privface.recognizer.model.MlpModel;
 import org.privface.recognizer.model.MlpOptions;
 import org.privface.recognizer.model.MlpTrainer;
@@ -32,7 +32,7 @@ import org.privface.recognizer.model.OpenSetCalibration;
 import org.privface.recognizer.model.TrainedModel;
 
 /**
- * The deep frontier's open-set part ({@link DeepFrontierEvaluation#openSet}), run through the
+ * The deep frontier's open-set part ({@link DeepFrontier#openSet}), run through the
  * recognizer's own code: {@link ModelChoice} picks the MLP or the nearest class mean on held-out
  * enrollment releases, {@link TrainedModel#scores} gives each model's open-set score, and
  * {@link OpenSetCalibration} sets the threshold for {@link #FPIR} on calibration strangers and
@@ -99,7 +99,7 @@ final class DeepOpenSet {
         for (var entry : sets.entrySet()) {
             EmbeddingCache d = entry.getValue();
             for (int s = 0; s < seeds; s++) {
-                DeepFrontierEvaluation.Fold fold = DeepFrontierEvaluation.Fold.of(d, s);
+                DeepFrontier.Fold fold = DeepFrontier.Fold.of(d, s);
                 rows.addAll(models(entry.getKey(), "none", 0, s, fold.train(), fold.yTrain(), fold.test(), fold.yTest(),
                         st.calibration(), st.measured(), st, d.classes()));
                 progress.step(entry.getKey() + " open set, no privacy");

@@ -19,7 +19,7 @@ import org.privface.privacy.embedding.EmbeddingBasis;
 /**
  * Issue 19's side-by-side of the embedding networks, in one run of the deep frontier
  * ({@code -Pdeep-eval -Deval.args="--models fr_feature,dlib ..."}): for each network, the same
- * sets, seeds and 70/30 folds as {@link DeepFrontierEvaluation}, with that network's own bundled
+ * sets, seeds and 70/30 folds as {@link DeepFrontier}, with that network's own bundled
  * public basis ({@code embedding/<network>-lfwpublic.bin}):
  * <ul>
  *   <li>weighted F1 of the nearest class mean without privacy, and with the agent's
@@ -76,15 +76,15 @@ final class ModelComparison {
             }
             Path dir = out.resolve("compare-" + network);
             Files.createDirectories(dir);
-            DeepFrontierEvaluation e = new DeepFrontierEvaluation(EmbeddingBasis.bundled(network), seeds, new double[] {eps},
+            DeepFrontier e = new DeepFrontier(EmbeddingBasis.bundled(network), seeds, new double[] {eps},
                     dir);
-            List<DeepFrontierEvaluation.Row> rows = e.frontier(sets, Double.NaN);
+            List<DeepFrontier.Row> rows = e.frontier(sets, Double.NaN);
             List<DeepOpenSet.Row> open = e.openSet(sets, pub, eps);
             String[] prov = provenance(network);
             for (var entry : sets.entrySet()) {
                 String set = entry.getKey();
-                DeepFrontierEvaluation.Row none = row(rows, set, "none", 0);
-                DeepFrontierEvaluation.Row cap = row(rows, set, "public-sign-cap", eps);
+                DeepFrontier.Row none = row(rows, set, "none", 0);
+                DeepFrontier.Row cap = row(rows, set, "public-sign-cap", eps);
                 double[] openNone = meanOpen(open, set, "none");
                 double[] openCap = meanOpen(open, set, "public-sign-cap");
                 lines.add(String.format(Locale.ROOT, "%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%.4f,%.4f,%d,%s,%s", network, set,
@@ -98,7 +98,7 @@ final class ModelComparison {
         Files.write(out.resolve("model-comparison.csv"), lines);
     }
 
-    private static DeepFrontierEvaluation.Row row(List<DeepFrontierEvaluation.Row> rows, String set, String family, double eps) {
+    private static DeepFrontier.Row row(List<DeepFrontier.Row> rows, String set, String family, double eps) {
         return rows.stream().filter(r -> r.set().equals(set) && r.family().equals(family) && r.epsilon() == eps).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no " + family + " row for " + set));
     }

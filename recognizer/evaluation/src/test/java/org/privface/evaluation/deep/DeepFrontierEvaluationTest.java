@@ -51,13 +51,13 @@ class DeepFrontierEvaluationTest {
         EmbeddingCache back = EmbeddingCache.read(dir.resolve("tiny.emb"));
         assertEquals(set.people(), back.people());
         assertEquals((float) set.x()[7][3], (float) back.x()[7][3]);
-        DeepFrontierEvaluation e = new DeepFrontierEvaluation(EmbeddingBasis.bundled(EmbeddingBasis.DEFAULT_MODEL), 1,
+        DeepFrontier e = new DeepFrontier(EmbeddingBasis.bundled(EmbeddingBasis.DEFAULT_MODEL), 1,
                 new double[] {10, 50}, dir);
-        List<DeepFrontierEvaluation.Row> rows = e.frontier(Map.of("tiny", set), -1);
+        List<DeepFrontier.Row> rows = e.frontier(Map.of("tiny", set), -1);
         assertTrue(Files.size(dir.resolve("deep-frontier-tiny.png")) > 1000);
         List<String> csv = Files.readAllLines(dir.resolve("deep-frontier-tiny.csv"));
         assertEquals(1 + 1 + 6 * 2, csv.size(), String.join("\n", csv));
-        DeepFrontierEvaluation.Row none = rows.stream().filter(r -> r.family().equals("none")).findFirst().orElseThrow();
+        DeepFrontier.Row none = rows.stream().filter(r -> r.family().equals("none")).findFirst().orElseThrow();
         assertEquals(1.0, none.mean(), 1e-9, "well-separated people without privacy");
         assertTrue(rows.stream().filter(r -> r.family().startsWith("enrollment")).allMatch(
                 r -> r.guarantee().startsWith("query faces only")), "enrollment-fitted rows say whom ε covers");

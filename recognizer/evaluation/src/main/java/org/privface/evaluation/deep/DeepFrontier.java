@@ -61,7 +61,7 @@ import org.privface.recognizer.model.NearestMean;
  * With {@code --models fr_feature,dlib} it compares the embedding networks instead ({@link ModelComparison});
  * with {@code --answer dlib,fr_feature} it runs the answer release instead ({@link DeepAnswer}).
  */
-public final class DeepFrontierEvaluation {
+public final class DeepFrontier {
     static final double TRAIN_FRACTION = 0.7;
     /** Directions in the bundled public basis. */
     static final int BASIS_DIRECTIONS = 64;
@@ -95,7 +95,7 @@ public final class DeepFrontierEvaluation {
     private final double[] epsilons;
     private final Path out;
 
-    DeepFrontierEvaluation(EmbeddingBasis basis, int seeds, double[] epsilons, Path out) {
+    DeepFrontier(EmbeddingBasis basis, int seeds, double[] epsilons, Path out) {
         this.basis = basis;
         this.seeds = seeds;
         this.epsilons = epsilons;
@@ -145,7 +145,7 @@ public final class DeepFrontierEvaluation {
         Path out = Path.of(opt.get("--out"));
         Files.createDirectories(out);
         double[] eps = Arrays.stream(opt.get("--eps").split(",")).mapToDouble(Double::parseDouble).toArray();
-        DeepFrontierEvaluation e = new DeepFrontierEvaluation(EmbeddingBasis.bundled(model),
+        DeepFrontier e = new DeepFrontier(EmbeddingBasis.bundled(model),
                 Integer.parseInt(opt.get("--seeds")), eps, out);
         long t0 = System.nanoTime();
         if (Boolean.parseBoolean(opt.get("--selection"))) {
