@@ -4,7 +4,6 @@ import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.deep.DeepFrontier.releaseAll;
 import static org.privface.evaluation.Seeds.seeded;
 
-import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,14 +14,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.function.Function;
 
-import org.knowm.xchart.style.Styler;
-import org.privface.evaluation.Charts;
 import org.privface.evaluation.EmbeddingCache;
 import org.privface.evaluation.EmbeddingSets;
 import org.privface.evaluation.Metrics;
-import org.privface.evaluation.MlpInputs;
 import org.privface.evaluation.Progress;
 import org.privface.evaluation.StratifiedSplit;
 import org.privface.privacy.ExactDraws;
@@ -32,9 +27,6 @@ import org.privface.privacy.embedding.EmbeddingBasis;
 import org.privface.privacy.embedding.EmbeddingMechanism;
 import org.privface.privacy.embedding.EmbeddingMechanism.Noise;
 import org.privface.privacy.embedding.EmbeddingMechanism.Preset;
-import org.privface.recognizer.model.MlpModel;
-import org.privface.recognizer.model.MlpOptions;
-import org.privface.recognizer.model.MlpTrainer;
 
 /**
  * Issue 29's {@code answer} family: every enrolled face is released once by the exact sign-cap
@@ -123,7 +115,7 @@ final class DeepAnswer {
         Files.createDirectories(out);
         String suffix = opt.get("--suffix");
         List<String> decoderRows = new ArrayList<>();
-        decoderRows.add(DecoderRow.HEADER);
+        decoderRows.add(AnswerDecoders.DecoderRow.HEADER);
         double[] decoderEps = opt.get("--decoder-eps").equals("none") ? new double[0] : doubles(opt.get("--decoder-eps"));
         List<String> selection = new ArrayList<>();
         selection.add("network,epsilon,gallery,k,radius,draws,decoder_f1,decoder_fnir,criterion,chosen");
@@ -147,15 +139,15 @@ final class DeepAnswer {
                 Files.write(out.resolve("deep-answer" + suffix + ".csv"), rows);
             }
             if (decoderEps.length > 0) {
-                decoderRows.addAll(a.decoders(d, chosen, decoderSets, decoderEps).stream().map(DecoderRow::csv).toList());
+                decoderRows.addAll(a.decoderComparison().decoders(d, chosen, decoderSets, decoderEps).stream().map(AnswerDecoders.DecoderRow::csv).toList());
                 Files.write(out.resolve("deep-answer-decoders" + suffix + ".csv"), decoderRows);
             }
         }
         if (rows.size() > 1) {
-            a.charts(rows, suffix);
+            a.charts().charts(rows, suffix);
         }
         if (decoderRows.size() > 1) {
-            a.decoderChart(decoderRows, decoderEps, suffix);
+            a.charts().decoderChart(decoderRows, decoderEps, suffix);
         }
     }
 
@@ -452,301 +444,13 @@ final class DeepAnswer {
         return ok / (double) pred.length;
     }
 
-    // ---------------------------------------------------------------- decoders: templates against the MLP
-
-    /** What a gallery decodes with; each gives per-identity scores, the answer is the best one above the threshold. */
-    enum Decoder {
-        /** Cosine of the query's raw direction to the unit class means of the releases (the shipped Gallery). */
-        TEMPLATES,
-        /** The recognizer's MLP ({@link MlpTrainer}, {@code MlpOptions.small()}) trained on the releases, fed the raw direction; softmax scores. */
-        MLP,
-        /** The same MLP fed the raw direction's signs at the release's scale (±1/√k), what a release is without its flips. */
-        MLP_SIGN;
-
-        String label() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
+    /** The decoder comparison on this run's seeds, output folder and shipped calibration rule. */
+    AnswerDecoders decoderComparison() {
+        return new AnswerDecoders(seeds, shipped);
     }
 
-    /** One (network, set, ε, seed, decoder) run of the decoder comparison; FPIR and FNIR under the shipped rule. */
-    record DecoderRow(String network, String set, int people, double epsilon, int seed, Decoder decoder, int k,
-                      int radius, int enrollReleases, double decoderAccuracy, double f1, double threshold,
-                      double calibrationRate, int measuredStrangers, double fpir, double fnir, Gallery.Bound calibration) {
-        static final String HEADER = "network,set,people,epsilon,seed,decoder,k,radius,enrollment_releases,"
-                + "decoder_accuracy,f1,threshold,calibration_decoder_rate,measured_strangers,fpir,fnir,calibration";
-
-        String csv() {
-            return String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%s,%d,%d,%d,%.4f,%.4f,%.6f,%.5f,%d,%.5f,%.4f,%s", network,
-                    set, people, fmt(epsilon), seed, decoder.label(), k, radius, enrollReleases, decoderAccuracy, f1,
-                    threshold, calibrationRate, measuredStrangers, fpir, fnir,
-                    calibration.name().toLowerCase(Locale.ROOT));
-        }
-    }
-
-    /**
-     * Templates against the MLP on the same enrollment releases and the same query directions, then
-     * the same exact k-RR. The evaluation sets use the same folds, mechanisms and seeds as
-     * {@link #evaluate} (so the template rows repeat its figures); the public selection galleries
-     * ({@code lfw-public/5}, {@code lfw-public/40}: odd-numbered people, half basis, the selection's
-     * draws) are where the choice between decoders may be made, with no FPIR (their strangers
-     * calibrate).
-     */
-    List<DecoderRow> decoders(Data d, Map<String, Preset> chosen, List<String> setNames, double[] eps) {
-        EmbeddingBasis basis = EmbeddingBasis.bundled(d.network());
-        List<DecoderRow> rows = new ArrayList<>();
-        int[] publicGalleries = {SELECTION_GALLERIES[0], SELECTION_GALLERIES[1]};
-        int runs = (setNames.size() * seeds + SELECTION_DRAWS[0] + SELECTION_DRAWS[1]) * eps.length;
-        Progress progress = new Progress(System.out, runs);
-        for (double e : eps) {
-            for (int gi = 0; gi < publicGalleries.length; gi++) {
-                int g = Math.min(publicGalleries[gi], d.selectionPeople().classes());
-                Preset p = chosen.get(key(e, publicGalleries[gi]));
-                EmbeddingMechanism m = new EmbeddingMechanism(d.halfBasis(), true, Noise.SIGN_CAP, p.k(), p.radius(), e,
-                        seeded("answer-decoders", d.network(), e, g));
-                double[][] dirs = directions(m, d.selectionPeople().x());
-                double[][] cal = directions(m, d.selectionStrangers().x());
-                for (int draw = 0; draw < SELECTION_DRAWS[gi]; draw++) {
-                    int[][] dr = galleryDraw(d.selectionPeople(), g, new SplittableRandom(1000L * g + draw));
-                    double[][] enroll = releaseAll(m, StratifiedSplit.select(d.selectionPeople().x(), dr[0]));
-                    RandomizedResponse rr = RandomizedResponse.forEpsilon(g, e, ExactDraws.secure(
-                            seeded("answer-decoders-rr", d.network(), e, g * 100 + draw)));
-                    rows.addAll(compare(d.network(), "lfw-public/" + g, g, e, draw, p, m, enroll, dr[2],
-                            StratifiedSplit.select(dirs, dr[1]), dr[3], cal, d.selectionStrangers().labels(), null, rr));
-                    progress.step(d.network() + " decoders lfw-public/" + g + " ε" + fmt(e) + " draw " + draw);
-                }
-            }
-            for (String set : setNames) {
-                EmbeddingCache data = d.sets().get(set);
-                int c = data.classes();
-                Preset p = chosen.get(key(e, selectionGallery(c)));
-                double[][] measured = d.measured().get(measuredOn(set)).x();
-                for (int s = 0; s < seeds; s++) {
-                    DeepFrontier.Fold fold = DeepFrontier.Fold.of(data, s);
-                    EmbeddingMechanism m = new EmbeddingMechanism(basis, true, Noise.SIGN_CAP, p.k(), p.radius(), e,
-                            seeded(set, "answer-" + d.network(), e, s));
-                    RandomizedResponse rr = RandomizedResponse.forEpsilon(c, e, ExactDraws.secure(
-                            seeded(set, "answer-rr-" + d.network(), e, s)));
-                    rows.addAll(compare(d.network(), set, c, e, s, p, m, releaseAll(m, fold.train()), fold.yTrain(),
-                            directions(m, fold.test()), fold.yTest(), directions(m, d.calibration().x()),
-                            d.calibration().labels(), directions(m, measured), rr));
-                    progress.step(d.network() + " decoders " + set + " ε" + fmt(e) + " seed " + s);
-                }
-            }
-        }
-        return rows;
-    }
-
-    /** Every decoder on one gallery; measured null: no FPIR (NaN). */
-    List<DecoderRow> compare(String network, String set, int c, double eps, int seed, Preset p, EmbeddingMechanism m,
-                             double[][] enroll, int[] yEnroll, double[][] test, int[] yTest, double[][] calibration,
-                             int[] calibrationPeople, double[][] measured, RandomizedResponse rr) {
-        Gallery gallery = Gallery.fromReleases(0, m.releaseSpace(), labels(c), enroll, yEnroll);
-        List<DecoderRow> rows = new ArrayList<>();
-        try (MlpModel mlp = new MlpTrainer().train(MlpInputs.floats(enroll), yEnroll, c,
-                MlpOptions.small().withSeed(seed + 1))) {
-            for (Decoder dec : Decoder.values()) {
-                Function<double[][], double[][]> score = switch (dec) {
-                    case TEMPLATES -> q -> Arrays.stream(q).map(gallery::scores).toArray(double[][]::new);
-                    case MLP -> q -> proba(mlp, q);
-                    case MLP_SIGN -> q -> proba(mlp, signs(q));
-                };
-                double[][] t = score.apply(test);
-                int[] decoded = Arrays.stream(t).mapToInt(v -> best(v, Double.NEGATIVE_INFINITY)).toArray();
-                int[] released = Arrays.stream(decoded).map(rr::release).toArray();
-                double f1 = Metrics.weighted(yTest, released, c + 1).f1();
-                double[] cal = Arrays.stream(score.apply(calibration)).mapToDouble(v -> Arrays.stream(v).max()
-                        .orElseThrow()).toArray();
-                Gallery.Threshold th = Gallery.threshold(cal, calibrationPeople, rr.decoderFalsePositiveRate(FPIR),
-                        shipped);
-                double fpir = Double.NaN;
-                int measuredStrangers = 0;
-                if (measured != null) {
-                    measuredStrangers = measured.length;
-                    fpir = Arrays.stream(score.apply(measured)).filter(v -> rr.release(best(v, th.value())) != c).count()
-                            / (double) measured.length;
-                }
-                int misses = 0;
-                for (int i = 0; i < t.length; i++) {
-                    misses += rr.release(best(t[i], th.value())) != yTest[i] ? 1 : 0;
-                }
-                rows.add(new DecoderRow(network, set, c, eps, seed, dec, p.k(), p.radius(), enroll.length,
-                        accuracy(decoded, yTest), f1, th.value(), th.rate(), measuredStrangers, fpir,
-                        misses / (double) t.length, shipped));
-            }
-        }
-        return rows;
-    }
-
-    /** The index of the largest score, or its length (unknown) when that score does not exceed the threshold. */
-    static int best(double[] scores, double threshold) {
-        int b = 0;
-        for (int i = 1; i < scores.length; i++) {
-            if (scores[i] > scores[b]) {
-                b = i;
-            }
-        }
-        return scores[b] > threshold ? b : scores.length;
-    }
-
-    static double[][] proba(MlpModel mlp, double[][] x) {
-        float[][] p = mlp.predictProba(MlpInputs.floats(x));
-        double[][] out = new double[p.length][];
-        for (int i = 0; i < p.length; i++) {
-            out[i] = new double[p[i].length];
-            for (int j = 0; j < p[i].length; j++) {
-                out[i][j] = p[i][j];
-            }
-        }
-        return out;
-    }
-
-    /** Each direction's signs at a sign-cap release's scale, ±1/√k (0 counts as +, as the release's code does). */
-    static double[][] signs(double[][] x) {
-        double[][] out = new double[x.length][];
-        for (int i = 0; i < x.length; i++) {
-            double s = 1 / Math.sqrt(x[i].length);
-            out[i] = Arrays.stream(x[i]).map(v -> v >= 0 ? s : -s).toArray();
-        }
-        return out;
-    }
-
-    /**
-     * Closed-set F1 against ε, one chart per network: a colour per set, templates solid, the MLP
-     * dashed (means over seeds or draws; the MLP on signs is in the CSV only).
-     */
-    void decoderChart(List<String> rows, double[] eps, String suffix) throws IOException {
-        Color[] colours = {Color.BLUE, new Color(0, 150, 0), Color.MAGENTA, new Color(230, 120, 0), Color.GRAY};
-        Map<String, Map<String, double[]>> byNetwork = new LinkedHashMap<>();
-        Map<String, int[]> n = new LinkedHashMap<>();
-        List<String> sets = new ArrayList<>();
-        for (String line : rows.subList(1, rows.size())) {
-            String[] f = line.split(",");
-            if (f[5].equals(Decoder.MLP_SIGN.label())) {
-                continue;
-            }
-            if (!sets.contains(f[1])) {
-                sets.add(f[1]);
-            }
-            String key = f[5] + " " + f[1];
-            int e = indexOf(eps, Double.parseDouble(f[3]));
-            byNetwork.computeIfAbsent(f[0], x -> new LinkedHashMap<>()).computeIfAbsent(key, x -> new double[eps.length])[e]
-                    += Double.parseDouble(f[10]);
-            n.computeIfAbsent(f[0] + " " + key, x -> new int[eps.length])[e]++;
-        }
-        for (var net : byNetwork.entrySet()) {
-            List<Charts.Series> s = new ArrayList<>();
-            for (var e : net.getValue().entrySet()) {
-                double[] y = e.getValue().clone();
-                for (int i = 0; i < y.length; i++) {
-                    y[i] /= Math.max(1, n.get(net.getKey() + " " + e.getKey())[i]);
-                }
-                String set = e.getKey().substring(e.getKey().indexOf(' ') + 1);
-                s.add(new Charts.Series(e.getKey(), eps, y, null, !e.getKey().startsWith(Decoder.TEMPLATES.label()),
-                        colours[Math.min(sets.indexOf(set), colours.length - 1)]));
-            }
-            Charts.line(out.resolve("deep-answer-decoders-" + net.getKey() + suffix + ".png"), "Answer release, "
-                            + net.getKey() + ": templates (solid) against the recognizer's MLP (dashed), weighted F1 after "
-                            + "k-RR", "ε per face", "weighted F1", true, Charts.YAxis.UNIT, Styler.LegendPosition.InsideSE,
-                    900, 600, s);
-        }
-    }
-
-    // ---------------------------------------------------------------- charts
-
-    /** Means over seeds per (network, set, ε) of the given column. */
-    static Map<String, double[]> means(List<String> rows, String column, double[] epsilons) {
-        List<String> header = List.of(rows.get(0).split(","));
-        int col = header.indexOf(column);
-        Map<String, double[]> sum = new LinkedHashMap<>();
-        Map<String, int[]> n = new LinkedHashMap<>();
-        for (String line : rows.subList(1, rows.size())) {
-            String[] f = line.split(",");
-            String key = f[0] + " " + f[1];
-            int e = indexOf(epsilons, Double.parseDouble(f[3]));
-            sum.computeIfAbsent(key, k -> new double[epsilons.length])[e] += Double.parseDouble(f[col]);
-            n.computeIfAbsent(key, k -> new int[epsilons.length])[e]++;
-        }
-        for (var e : sum.entrySet()) {
-            int[] count = n.get(e.getKey());
-            for (int i = 0; i < epsilons.length; i++) {
-                e.getValue()[i] /= Math.max(1, count[i]);
-            }
-        }
-        return sum;
-    }
-
-    static int indexOf(double[] a, double v) {
-        for (int i = 0; i < a.length; i++) {
-            if (a[i] == v) {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException(v + " not among " + Arrays.toString(a));
-    }
-
-    void charts(List<String> all, String suffix) throws IOException {
-        String rule = shipped.name().toLowerCase(Locale.ROOT);
-        List<String> rows = new ArrayList<>(List.of(all.get(0)));
-        all.subList(1, all.size()).stream().filter(l -> l.endsWith("," + rule)).forEach(rows::add);
-        Map<String, double[]> f1 = means(rows, "f1", epsilons);
-        Map<String, double[]> vector = means(rows, "sign_cap_vector_f1", epsilons);
-        Map<String, double[]> keep = means(rows, "rr_keep", epsilons);
-        Map<String, double[]> fnir = means(rows, "fnir", epsilons);
-        Map<String, double[]> fpir = means(rows, "fpir", epsilons);
-        List<Charts.Series> s = new ArrayList<>();
-        for (String key : f1.keySet()) {
-            s.add(new Charts.Series("answer " + key, epsilons, f1.get(key), null));
-            s.add(new Charts.Series("sign-cap vector " + key, epsilons, vector.get(key), null, true, null));
-        }
-        for (String key : keep.keySet()) {
-            if (key.startsWith("dlib")) {
-                s.add(new Charts.Series("RR ceiling e^ε/(e^ε + C), " + key.substring(5), epsilons, keep.get(key), null,
-                        true, Color.GRAY));
-            }
-        }
-        Charts.line(out.resolve("deep-answer-f1" + suffix + ".png"), "Answer release vs sign-cap vector (weighted F1, " + seeds
-                        + " seeds, every face at ε)", "ε per face", "weighted F1", true, Charts.YAxis.UNIT,
-                Styler.LegendPosition.OutsideS, 1000, 900, s);
-        List<Charts.Series> o = new ArrayList<>();
-        for (String key : fnir.keySet()) {
-            o.add(new Charts.Series("FNIR " + key, epsilons, fnir.get(key), null));
-            o.add(new Charts.Series("measured FPIR " + key, epsilons, fpir.get(key), null, true, null));
-        }
-        Charts.line(out.resolve("deep-answer-openset" + suffix + ".png"), "Answer release, open set at FPIR 1 % (threshold on "
-                        + "public strangers, " + rule + " rule; FPIR measured on other people)", "ε per face", "rate", true, Charts.YAxis.UNIT,
-                Styler.LegendPosition.OutsideS, 1000, 800, o);
-        // F1 against enrolled people, one line per (network, ε).
-        List<Charts.Series> sc = new ArrayList<>();
-        for (String network : List.of("dlib", "fr_feature")) {
-            for (int e = 0; e < epsilons.length; e++) {
-                List<double[]> pts = new ArrayList<>();
-                for (var entry : f1.entrySet()) {
-                    if (entry.getKey().startsWith(network + " ")) {
-                        String set = entry.getKey().substring(network.length() + 1);
-                        pts.add(new double[] {people(rows, set), entry.getValue()[e]});
-                    }
-                }
-                if (pts.size() > 1) {
-                    pts.sort((a, b) -> Double.compare(a[0], b[0]));
-                    sc.add(new Charts.Series(network + " ε " + fmt(epsilons[e]), pts.stream().mapToDouble(p -> p[0])
-                            .toArray(), pts.stream().mapToDouble(p -> p[1]).toArray(), null, network.equals("dlib"), null));
-                }
-            }
-        }
-        if (!sc.isEmpty()) {
-            Charts.line(out.resolve("deep-answer-scaling" + suffix + ".png"), "Answer release: weighted F1 against enrolled people",
-                    "enrolled people", "weighted F1", true, Charts.YAxis.UNIT, Styler.LegendPosition.OutsideS, 900, 800,
-                    sc);
-        }
-    }
-
-    static int people(List<String> rows, String set) {
-        for (String line : rows.subList(1, rows.size())) {
-            String[] f = line.split(",");
-            if (f[1].equals(set)) {
-                return Integer.parseInt(f[2]);
-            }
-        }
-        return -1;
+    /** The charts of this run's ε grid and shipped rule. */
+    AnswerCharts charts() {
+        return new AnswerCharts(seeds, epsilons, out, shipped);
     }
 }

@@ -82,32 +82,32 @@ class DeepAnswerTest {
         List<String> csv = new ArrayList<>();
         csv.add(DeepAnswer.Row.HEADER);
         rows.forEach(r -> csv.add(r.csv()));
-        a.charts(csv, "");
+        a.charts().charts(csv, "");
         assertTrue(Files.size(dir.resolve("deep-answer-f1.png")) > 1000);
         // The decoder comparison: every decoder on the public galleries and the set, the same k-RR.
-        List<DeepAnswer.DecoderRow> dec = a.decoders(d, chosen, List.of("lfw5"), new double[] {20});
+        List<AnswerDecoders.DecoderRow> dec = a.decoderComparison().decoders(d, chosen, List.of("lfw5"), new double[] {20});
         int publicRuns = DeepAnswer.SELECTION_DRAWS[0] + DeepAnswer.SELECTION_DRAWS[1];
-        assertEquals((publicRuns + 1) * DeepAnswer.Decoder.values().length, dec.size());
-        for (DeepAnswer.DecoderRow r : dec) {
+        assertEquals((publicRuns + 1) * AnswerDecoders.Decoder.values().length, dec.size());
+        for (AnswerDecoders.DecoderRow r : dec) {
             assertTrue(r.set().startsWith("lfw-public/") == Double.isNaN(r.fpir()), r.csv());
         }
-        DeepAnswer.DecoderRow templates = dec.stream().filter(r -> r.set().equals("lfw5")
-                && r.decoder() == DeepAnswer.Decoder.TEMPLATES).findFirst().orElseThrow();
+        AnswerDecoders.DecoderRow templates = dec.stream().filter(r -> r.set().equals("lfw5")
+                && r.decoder() == AnswerDecoders.Decoder.TEMPLATES).findFirst().orElseThrow();
         assertEquals(at20.f1(), templates.f1(), 1e-12, "the template rows repeat the evaluation's releases");
-        DeepAnswer.DecoderRow mlp = dec.stream().filter(r -> r.set().equals("lfw5") && r.decoder() == DeepAnswer.Decoder.MLP)
+        AnswerDecoders.DecoderRow mlp = dec.stream().filter(r -> r.set().equals("lfw5") && r.decoder() == AnswerDecoders.Decoder.MLP)
                 .findFirst().orElseThrow();
         assertTrue(mlp.decoderAccuracy() > 0.9, mlp.csv());
-        List<String> decCsv = new ArrayList<>(List.of(DeepAnswer.DecoderRow.HEADER));
+        List<String> decCsv = new ArrayList<>(List.of(AnswerDecoders.DecoderRow.HEADER));
         dec.forEach(r -> decCsv.add(r.csv()));
-        a.decoderChart(decCsv, new double[] {20}, "");
+        a.charts().decoderChart(decCsv, new double[] {20}, "");
         assertTrue(Files.size(dir.resolve("deep-answer-decoders-" + EmbeddingBasis.DEFAULT_MODEL + ".png")) > 1000);
     }
 
     @Test
     void decodesTheBestScoreAboveTheThreshold() {
-        assertEquals(1, DeepAnswer.best(new double[] {0.2, 0.7, 0.1}, 0.5));
-        assertEquals(3, DeepAnswer.best(new double[] {0.2, 0.7, 0.1}, 0.7), "not above: unknown");
-        double[][] s = DeepAnswer.signs(new double[][] {{0.3, -0.1, 0, -2}});
+        assertEquals(1, AnswerDecoders.best(new double[] {0.2, 0.7, 0.1}, 0.5));
+        assertEquals(3, AnswerDecoders.best(new double[] {0.2, 0.7, 0.1}, 0.7), "not above: unknown");
+        double[][] s = AnswerDecoders.signs(new double[][] {{0.3, -0.1, 0, -2}});
         assertTrue(Arrays.equals(new double[] {0.5, -0.5, 0.5, -0.5}, s[0]), Arrays.toString(s[0]));
     }
 }
