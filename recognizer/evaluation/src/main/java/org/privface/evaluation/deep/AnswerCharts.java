@@ -2,6 +2,7 @@ package org.privface.evaluation.deep;
 
 import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.deep.DeepAnswer.FPIR;
+
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,18 +1,19 @@
 package org.privface.evaluation.deep;
 
 import static org.privface.evaluation.Figures.fmt;
-import static org.privface.evaluation.deep.DeepFrontier.releaseAll;
 import static org.privface.evaluation.Seeds.seeded;
 import static org.privface.evaluation.deep.DeepAnswer.FPIR;
-import static org.privface.evaluation.deep.DeepAnswer.accuracy;
-import static org.privface.evaluation.deep.DeepAnswer.directions;
-import static org.privface.evaluation.deep.DeepAnswer.key;
 import static org.privface.evaluation.deep.DeepAnswer.SELECTION_DRAWS;
 import static org.privface.evaluation.deep.DeepAnswer.SELECTION_GALLERIES;
+import static org.privface.evaluation.deep.DeepAnswer.accuracy;
+import static org.privface.evaluation.deep.DeepAnswer.directions;
 import static org.privface.evaluation.deep.DeepAnswer.galleryDraw;
+import static org.privface.evaluation.deep.DeepAnswer.key;
 import static org.privface.evaluation.deep.DeepAnswer.labels;
 import static org.privface.evaluation.deep.DeepAnswer.measuredOn;
 import static org.privface.evaluation.deep.DeepAnswer.selectionGallery;
+import static org.privface.evaluation.deep.DeepFrontier.releaseAll;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,8 +1,8 @@
 package org.privface.evaluation.deep;
 
 import static org.privface.evaluation.Figures.fmt;
-import static org.privface.evaluation.deep.DeepFrontier.releaseAll;
 import static org.privface.evaluation.Seeds.seeded;
+import static org.privface.evaluation.deep.DeepFrontier.releaseAll;
 
 import java.io.IOException;
 import java.nio.file.Files;

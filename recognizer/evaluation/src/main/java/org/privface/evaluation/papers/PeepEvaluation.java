@@ -1,6 +1,7 @@
 package org.privface.evaluation.papers;
 
 import static org.privface.evaluation.Figures.fmt;
+
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -2,13 +2,13 @@ package org.privface.evaluation.papers;
 
 import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.papers.RdpBaselines.method;
+import static org.privface.evaluation.papers.RdpPaper.TABLE_II_LFW;
 import static org.privface.evaluation.papers.RdpStudy.NC;
 import static org.privface.evaluation.papers.RdpStudy.capped;
 import static org.privface.evaluation.papers.RdpStudy.color;
 import static org.privface.evaluation.papers.RdpStudy.laplace;
 import static org.privface.evaluation.papers.RdpStudy.psnr;
 import static org.privface.evaluation.papers.RdpStudy.stream;
-import static org.privface.evaluation.papers.RdpPaper.TABLE_II_LFW;
 
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -3,6 +3,7 @@ package org.privface.evaluation.papers;
 import static org.privface.evaluation.Figures.fmt;
 import static org.privface.evaluation.Figures.mean;
 import static org.privface.evaluation.Figures.sd;
+
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
