@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * study, a package cycle or a class that borrows another harness's {@code main} class fails the build.
  *
  * <pre>
- * papers   frontier   deep   crowd     one study each; none imports another
+ * papers   frontier   deep   crowd   predict   one study each; none imports another
  * org.privface.evaluation              shared helpers: options, splits, metrics, charts, figures,
  *                                      seeds, embedding caches, progress (imports no study)
  * </pre>
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 class LayeringTest {
     static final String ROOT = "org.privface.evaluation";
     /** The study packages; a new one must be named here (see {@link #everyClassIsInAStudyOrShared}). */
-    static final String[] STUDIES = {"papers", "frontier", "deep", "crowd"};
+    static final String[] STUDIES = {"papers", "frontier", "deep", "crowd", "predict"};
 
     static final JavaClasses MAIN = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

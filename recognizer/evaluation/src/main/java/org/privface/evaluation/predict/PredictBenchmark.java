@@ -1,4 +1,4 @@
-package org.privface.benchmarks;
+package org.privface.evaluation.predict;
 
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
