@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+
 import org.knowm.xchart.style.Styler;
 import org.privface.evaluation.Charts;
 import org.privface.evaluation.deep.AnswerDecoders.Decoder;

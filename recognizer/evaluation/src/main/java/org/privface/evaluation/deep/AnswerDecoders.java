@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.Function;
+
 import org.privface.evaluation.EmbeddingCache;
 import org.privface.evaluation.Metrics;
 import org.privface.evaluation.MlpInputs;
