@@ -22,8 +22,8 @@ public final class PeepPerformance {
 
     public static void main(String[] args) throws Exception {
         Path script = Path.of(args.length > 0 ? args[0] : "agent/benchmarks/src/main/python/peep_numpy.py");
-        Options opt = new OptionsBuilder().include(PeepBenchmark.class.getSimpleName())
-                .include(PredictBenchmark.class.getSimpleName()).jvmArgsAppend("-Xmx1g").build();
+        Options opt = new OptionsBuilder().include(PeepBenchmark.class.getSimpleName()).jvmArgsAppend("-Xmx1g")
+                .build();
         Collection<RunResult> results = new Runner(opt).run();
         double numpy = numpyMicros(script);
         System.out.println();
@@ -32,11 +32,6 @@ public final class PeepPerformance {
         for (RunResult r : results) {
             String name = r.getParams().getBenchmark().replaceAll(".*\\.", "");
             double score = r.getPrimaryResult().getScore();
-            if (name.startsWith("predict")) {
-                System.out.printf(Locale.ROOT, "| %s (%s) | %.0f predictions/s | ±%.0f | | |%n", name,
-                        r.getParams().getParam("architecture"), score, r.getPrimaryResult().getScoreError());
-                continue;
-            }
             System.out.printf(Locale.ROOT, "| %s | %.2f | ±%.2f | %s | %s |%n", name, score,
                     r.getPrimaryResult().getScoreError(), name.startsWith("perturb") ? String.format(Locale.ROOT, "%.2f", numpy) : "",
                     name.startsWith("perturb") ? String.format(Locale.ROOT, "%.1fx", numpy / score) : "");

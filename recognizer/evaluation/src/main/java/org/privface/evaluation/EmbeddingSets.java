@@ -21,11 +21,11 @@ import org.privface.agent.embed.FaceEmbedders;
  * the network {@code model} names in {@link FaceEmbedders}, through {@link FaceDatasets#embedded}), cached in
  * {@code <cache>/<set>-<model>.emb} after the first run.
  */
-final class EmbeddingSets {
+public final class EmbeddingSets {
     private EmbeddingSets() {
     }
 
-    static EmbeddingCache load(Path datasets, String set, Path cache, String model) throws IOException {
+    public static EmbeddingCache load(Path datasets, String set, Path cache, String model) throws IOException {
         Path file = cache.resolve(set + "-" + model + ".emb");
         if (Files.exists(file)) {
             return EmbeddingCache.read(file);

@@ -8,16 +8,16 @@ import java.util.Locale;
  * How the evaluations summarise and print their figures: one rule for every harness (mean, sample
  * standard deviation, and a number in a CSV, a label or a file name).
  */
-final class Figures {
+public final class Figures {
     private Figures() {
     }
 
-    static double mean(double[] a) {
+    public static double mean(double[] a) {
         return Arrays.stream(a).average().orElse(Double.NaN);
     }
 
     /** The sample standard deviation (n − 1), 0 below two values. */
-    static double sd(double[] a) {
+    public static double sd(double[] a) {
         double m = mean(a);
         return a.length < 2 ? 0 : Math.sqrt(Arrays.stream(a).map(x -> (x - m) * (x - m)).sum() / (a.length - 1));
     }
@@ -27,7 +27,7 @@ final class Figures {
      * digits without trailing zeros (0.5, 0.333333, 1e-5 as 0.00001). FrontierEvaluation's seeds
      * hash this text, so its rule is the one kept.
      */
-    static String fmt(double v) {
+    public static String fmt(double v) {
         if (Double.isInfinite(v)) {
             return "inf";
         }

@@ -1,11 +1,11 @@
 package org.privface.evaluation;
 
 /** The recognizer's MLP takes floats; every study that trains one copies its doubles here. */
-final class MlpInputs {
+public final class MlpInputs {
     private MlpInputs() {
     }
 
-    static float[][] floats(double[][] x) {
+    public static float[][] floats(double[][] x) {
         float[][] f = new float[x.length][];
         for (int i = 0; i < x.length; i++) {
             f[i] = new float[x[i].length];

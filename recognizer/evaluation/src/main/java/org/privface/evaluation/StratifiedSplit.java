@@ -41,7 +41,7 @@ public record StratifiedSplit(int[] train, int[] test) {
     }
 
     /** The rows of {@code all} at the given indices (the rows are shared, not copied). */
-    static double[][] select(double[][] all, int[] idx) {
+    public static double[][] select(double[][] all, int[] idx) {
         double[][] out = new double[idx.length][];
         for (int i = 0; i < idx.length; i++) {
             out[i] = all[idx[i]];
@@ -49,7 +49,7 @@ public record StratifiedSplit(int[] train, int[] test) {
         return out;
     }
 
-    static int[] select(int[] all, int[] idx) {
+    public static int[] select(int[] all, int[] idx) {
         int[] out = new int[idx.length];
         for (int i = 0; i < idx.length; i++) {
             out[i] = all[idx[i]];
