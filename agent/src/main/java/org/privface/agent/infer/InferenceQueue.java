@@ -82,13 +82,22 @@ public final class InferenceQueue implements AutoCloseable {
         return job.result();
     }
 
-    /** Runs {@code work} on the model's thread in {@code camera}'s turn and waits for it. */
+    /**
+     * Runs {@code work} on the model's thread in {@code camera}'s turn and waits for it. The wait is
+     * not cut short by an interrupt (the interrupt is kept for the caller): the agent's stop lets a
+     * frame in progress finish, as a model run on the camera's own thread would.
+     */
     public <T> T call(String camera, Callable<T> work) {
+        CompletableFuture<T> f = submit(camera, work);
+        boolean interrupted = false;
         try {
-            return submit(camera, work).get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted waiting for " + model, e);
+            while (true) {
+                try {
+                    return f.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
@@ -97,6 +106,10 @@ public final class InferenceQueue implements AutoCloseable {
                 throw err;
             }
             throw new IllegalStateException(model + " failed", e.getCause());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

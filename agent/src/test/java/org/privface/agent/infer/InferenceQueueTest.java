@@ -76,4 +76,24 @@ class InferenceQueueTest {
             assertEquals("bad face", e.getMessage());
         }
     }
+
+    @Test
+    void anInterruptedCallerStillGetsItsResultAndKeepsTheInterrupt() throws Exception {
+        try (InferenceQueue q = new InferenceQueue("test", 1)) {
+            CountDownLatch release = block(q);
+            Object[] got = new Object[2];
+            Thread cam = new Thread(() -> {
+                got[0] = q.call("cam", () -> "done");
+                got[1] = Thread.currentThread().isInterrupted();
+            });
+            cam.start();
+            Thread.sleep(100);
+            cam.interrupt();
+            Thread.sleep(100);
+            release.countDown();
+            cam.join(10_000);
+            assertEquals("done", got[0]);
+            assertEquals(true, got[1]);
+        }
+    }
 }
