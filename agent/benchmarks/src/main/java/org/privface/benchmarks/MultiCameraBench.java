@@ -117,7 +117,8 @@ public final class MultiCameraBench {
 
     /** One run: {@code cameras} cameras at {@code fps}. */
     record Run(int cameras, double fps, List<CameraCount> perCamera, long released, long acked, double p50, double p99,
-               double cpuMsPerFrame, double others, long rssMaxKb, String nmtCommitted, String loadStart, String loadEnd) {
+               double cpuMsPerFrame, double others, long rssMaxKb, String nmtCommitted, double heapLiveMiB, String loadStart,
+               String loadEnd) {
         long processed() {
             return perCamera.stream().mapToLong(CameraCount::processed).sum();
         }
@@ -194,8 +195,8 @@ public final class MultiCameraBench {
                                 publisher, work, kafka.pid());
                         runs.add(r);
                         System.out.printf(Locale.ROOT, "  %d cameras at %.0f fps: %d processed, %d dropped, p50 %.0f ms, p99 %.0f ms,"
-                                + " VmRSS max %.0f MiB (load %s)%n", n, fps, r.processed(), r.dropped(), r.p50(), r.p99(),
-                                r.rssMaxKb() / 1024.0, r.loadEnd());
+                                + " VmRSS max %.0f MiB, heap live %.0f MiB (load %s)%n", n, fps, r.processed(), r.dropped(), r.p50(),
+                                r.p99(), r.rssMaxKb() / 1024.0, r.heapLiveMiB(), r.loadEnd());
                     }
                 }
             }
@@ -283,6 +284,9 @@ public final class MultiCameraBench {
             sampling.set(false);
             sampler.join(1000);
             String nmt = nmtCommitted(self);
+            // What the heap must hold: live after a full GC, the models still loaded (the run's end, before they close).
+            System.gc();
+            double heapLive = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / 1048576.0;
             List<CameraCount> counts = new ArrayList<>();
             for (CameraSupervisor s : cams) {
                 counts.add(new CameraCount(due, s.status().frames(), s.status().dropped()));
@@ -295,7 +299,7 @@ public final class MultiCameraBench {
             long processed = counts.stream().mapToLong(CameraCount::processed).sum();
             return new Run(n, fps, counts, pipelines.stream().mapToLong(x -> x.counts().released()).sum(), uplink.acknowledged(),
                     BrokerLatency.rank(lat, 0.5) / 1000.0, BrokerLatency.rank(lat, 0.99) / 1000.0,
-                    cpu / 1e6 / Math.max(1, processed), contention.others(), rssMax.get(), nmt, loadStart, loadAverage());
+                    cpu / 1e6 / Math.max(1, processed), contention.others(), rssMax.get(), nmt, heapLive, loadStart, loadAverage());
         } finally {
             if (shared != null) {
                 shared.close();
@@ -324,15 +328,16 @@ public final class MultiCameraBench {
     static void table(Report report, List<Run> runs) {
         report.line("");
         report.line("| cameras | fps | frames processed / due, per camera | dropped, per camera | released / acked | p50 ms | p99 ms"
-                + " | JVM CPU ms per frame | others on the CPU | VmRSS max MiB | NMT committed MiB | load average start → end |");
-        report.line("|---|---|---|---|---|---|---|---|---|---|---|---|");
+                + " | JVM CPU ms per frame | others on the CPU | VmRSS max MiB | NMT committed MiB | heap live after GC MiB"
+                + " | load average start → end |");
+        report.line("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Run r : runs) {
-            report.line(String.format(Locale.ROOT, "| %d | %.0f | %s | %s | %d / %d | %.0f | %.0f | %.1f | %.0f%% | %.0f | %s | %s → %s |",
+            report.line(String.format(Locale.ROOT, "| %d | %.0f | %s | %s | %d / %d | %.0f | %.0f | %.1f | %.0f%% | %.0f | %s | %.0f | %s → %s |",
                     r.cameras(), r.fps(),
                     String.join(", ", r.perCamera().stream().map(c -> c.processed() + "/" + c.due()).toList()),
                     String.join(", ", r.perCamera().stream().map(c -> Long.toString(c.dropped())).toList()),
                     r.released(), r.acked(), r.p50(), r.p99(), r.cpuMsPerFrame(), 100 * r.others(), r.rssMaxKb() / 1024.0,
-                    r.nmtCommitted(), r.loadStart(), r.loadEnd()));
+                    r.nmtCommitted(), r.heapLiveMiB(), r.loadStart(), r.loadEnd()));
         }
     }
 
