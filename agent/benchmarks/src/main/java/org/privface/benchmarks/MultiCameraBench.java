@@ -116,7 +116,8 @@ public final class MultiCameraBench {
     }
 
     /** One run: {@code cameras} cameras at {@code fps}. */
-    record Run(int cameras, double fps, List<CameraCount> perCamera, long released, long acked, double p50, double p99,
+    record Run(int cameras, double fps, List<CameraCount> perCamera, long faces, long embedded, long released, long acked,
+               double p50, double p99,
                double cpuMsPerFrame, double others, long rssMaxKb, String nmtCommitted, double heapLiveMiB, String loadStart,
                String loadEnd) {
         long processed() {
@@ -297,7 +298,9 @@ public final class MultiCameraBench {
             }
             Collections.sort(lat);
             long processed = counts.stream().mapToLong(CameraCount::processed).sum();
-            return new Run(n, fps, counts, pipelines.stream().mapToLong(x -> x.counts().released()).sum(), uplink.acknowledged(),
+            return new Run(n, fps, counts, pipelines.stream().mapToLong(x -> x.counts().faces()).sum(),
+                    pipelines.stream().mapToLong(EdgePipeline::embedded).sum(),
+                    pipelines.stream().mapToLong(x -> x.counts().released()).sum(), uplink.acknowledged(),
                     BrokerLatency.rank(lat, 0.5) / 1000.0, BrokerLatency.rank(lat, 0.99) / 1000.0,
                     cpu / 1e6 / Math.max(1, processed), contention.others(), rssMax.get(), nmt, heapLive, loadStart, loadAverage());
         } finally {
@@ -327,16 +330,17 @@ public final class MultiCameraBench {
 
     static void table(Report report, List<Run> runs) {
         report.line("");
-        report.line("| cameras | fps | frames processed / due, per camera | dropped, per camera | released / acked | p50 ms | p99 ms"
+        report.line("| cameras | fps | frames processed / due, per camera | dropped, per camera | faces detected / embedded"
+                + " | released / acked | p50 ms | p99 ms"
                 + " | JVM CPU ms per frame | others on the CPU | VmRSS max MiB | NMT committed MiB | heap live after GC MiB"
                 + " | load average start → end |");
-        report.line("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        report.line("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Run r : runs) {
-            report.line(String.format(Locale.ROOT, "| %d | %.0f | %s | %s | %d / %d | %.0f | %.0f | %.1f | %.0f%% | %.0f | %s | %.0f | %s → %s |",
+            report.line(String.format(Locale.ROOT, "| %d | %.0f | %s | %s | %d / %d | %d / %d | %.0f | %.0f | %.1f | %.0f%% | %.0f | %s | %.0f | %s → %s |",
                     r.cameras(), r.fps(),
                     String.join(", ", r.perCamera().stream().map(c -> c.processed() + "/" + c.due()).toList()),
                     String.join(", ", r.perCamera().stream().map(c -> Long.toString(c.dropped())).toList()),
-                    r.released(), r.acked(), r.p50(), r.p99(), r.cpuMsPerFrame(), 100 * r.others(), r.rssMaxKb() / 1024.0,
+                    r.faces(), r.embedded(), r.released(), r.acked(), r.p50(), r.p99(), r.cpuMsPerFrame(), 100 * r.others(), r.rssMaxKb() / 1024.0,
                     r.nmtCommitted(), r.heapLiveMiB(), r.loadStart(), r.loadEnd()));
         }
     }
