@@ -76,14 +76,15 @@ import org.privface.wire.topics.Topics;
  * <p>Options: {@code --root DIR}, {@code --cameras 1,4,8}, {@code --fps 10,25}, {@code --seconds 20},
  * {@code --agent-cpu 1}, {@code --broker-cpu 0}, {@code --frames 40} (distinct scenes), {@code --seed 5},
  * {@code --out FILE.md} (the chart is written beside it as {@code .png}), {@code --own-models} (each
- * camera builds its own detector and embedder, as before issue 44).
+ * camera builds its own detector and embedder, as before issue 44), {@code --crowd} (scenes of 10–20
+ * synthetic faces instead of 1–3).
  */
 public final class MultiCameraBench {
     private MultiCameraBench() {
     }
 
     record Options(Path root, List<Integer> cameras, List<Double> fps, double seconds, int agentCpu, int brokerCpu,
-                   int frames, long seed, Path out, boolean ownModels) {
+                   int frames, long seed, Path out, boolean ownModels, boolean crowd) {
         static Options parse(String[] raw) {
             String[] args = Arrays.stream(raw).flatMap(a -> Arrays.stream(a.trim().split("\\s+")))
                     .filter(a -> !a.isEmpty()).toArray(String[]::new);
@@ -101,9 +102,9 @@ public final class MultiCameraBench {
                     Double.parseDouble(m.getOrDefault("seconds", "20")), Integer.parseInt(m.getOrDefault("agent-cpu", "1")),
                     Integer.parseInt(m.getOrDefault("broker-cpu", "0")), Integer.parseInt(m.getOrDefault("frames", "40")),
                     Long.parseLong(m.getOrDefault("seed", "5")), m.containsKey("out") ? Path.of(m.get("out")) : null,
-                    m.containsKey("own-models"));
+                    m.containsKey("own-models"), m.containsKey("crowd"));
             m.keySet().removeAll(List.of("root", "cameras", "fps", "seconds", "agent-cpu", "broker-cpu", "frames", "seed", "out",
-                    "own-models"));
+                    "own-models", "crowd"));
             if (!m.isEmpty()) {
                 throw new IllegalArgumentException("unknown options " + m.keySet());
             }
@@ -149,7 +150,9 @@ public final class MultiCameraBench {
                 new TopicApplier(admin).apply(Topics.definitions(List.of(SITE)));
             }
             Path synthetic = opt.root().resolve("test-data/synthetic");
-            List<Scene> scenes = DeepStack.held(EdgeScenes.scenes(synthetic, opt.frames(), opt.seed()));
+            List<Scene> scenes = DeepStack.held(opt.crowd()
+                    ? EdgeScenes.scenes(synthetic, opt.frames(), opt.seed(), DeepStack.CROWD_MIN, DeepStack.CROWD_MAX)
+                    : EdgeScenes.scenes(synthetic, opt.frames(), opt.seed()));
 
             Supplier<FaceFinder> detector;
             String detectorName;
@@ -182,8 +185,9 @@ public final class MultiCameraBench {
             report.line(String.format(Locale.ROOT, "- %s detector, embedding %s, policy %s, budget %s; models %s", detectorName,
                     embedder == null ? "not installed (none)" : defaults.getEmbedder().getNetwork(), defaults.defaultPolicy().mechanism(),
                     policy.spec(), opt.ownModels() ? "built per camera (--own-models)" : "shared (one per network, fair queue)"));
-            report.line(String.format(Locale.ROOT, "- frames: %d synthetic scenes of 1–3 faces, each held %d frames; %.0f s a run",
-                    opt.frames(), DeepStack.DWELL, opt.seconds()));
+            report.line(String.format(Locale.ROOT, "- frames: %d synthetic scenes of %s faces (%d in all), each held %d frames;"
+                    + " %.0f s a run", opt.frames(), opt.crowd() ? DeepStack.CROWD_MIN + "–" + DeepStack.CROWD_MAX : "1–3",
+                    scenes.stream().mapToInt(x -> x.faces().size()).sum() / DeepStack.DWELL, DeepStack.DWELL, opt.seconds()));
 
             List<Run> runs = new ArrayList<>();
             try (FacePublisher publisher = new FacePublisher(kafka.bootstrapServers(), SITE, new Properties())) {
