@@ -74,6 +74,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private volatile org.privface.wire.erasure.PersonKeys personKeys;
     private volatile java.util.concurrent.ExecutorService reenroll;
     private volatile Thread main;
+    /** One detector and embedder per network for every camera (agent.shared-models); null where off. */
+    private volatile org.privface.agent.infer.SharedModels shared;
 
     public AgentPipeline(AgentSettings settings, List<CameraSettings> cameraSettings,
                          KafkaClientProperties kafka, MeterRegistry metrics, GatewayState state, ObjectMapper json,
@@ -212,8 +214,14 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         link.on().ifPresent(l -> state.registerLocal("linking", l::localReport));
         // Faces withheld for an unwritable person ledger: a face count, so exact only.
         link.on().ifPresent(l -> unrecorded(exactMetrics, "person", l.ledger(), p -> p.stats(java.time.Instant.now()).unrecorded()));
+        if (settings.isSharedModels()) {
+            shared = new org.privface.agent.infer.SharedModels(settings.getModelQueuePerCamera());
+            // Requests served and dropped per camera depend on the faces in view: local only.
+            state.registerLocal("inference", shared::localReport);
+        }
         for (Camera c : cameras()) {
-            FaceFinder finder = detector(c.settings());
+            FaceFinder finder = shared == null ? detector(c.settings())
+                    : shared.detector(settings.detectorKey(c.settings()), c.name(), () -> detector(c.settings()));
             // An image folder is unrelated stills, each its own appearance (docs/agent.md): not linked.
             boolean linked = link.linking() != null && finder.landmarks() && !c.independentFrames();
             if (link.linking() != null && !linked) {
@@ -223,6 +231,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             CameraWorker w = new CameraWorker(c.name(), c.independentFrames(), finder, policies, mechanisms,
                     publisher, uplink, origins, metrics, exactMetrics, linked ? link.linking() : null);
             w.answers(answers);
+            w.shared(shared);
             workers.put(c.name(), w);
             CameraSupervisor s = new CameraSupervisor(c.name(), () -> FrameSource.open(c.uri()), c.live(),
                     CameraSupervisor.Settings.defaults(), w::accept);
@@ -236,6 +245,12 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             io.micrometer.core.instrument.FunctionCounter.builder("privface.agent.frames.dropped", s, x -> x.status().dropped())
                     .tag("site", settings.getSiteId()).tag("camera", c.name())
                     .description("live frames dropped unprocessed because the pipeline was still busy").register(exactMetrics);
+            if (shared != null) {
+                io.micrometer.core.instrument.FunctionCounter.builder("privface.agent.inference.dropped", shared,
+                                x -> x.dropped(c.name()))
+                        .tag("site", settings.getSiteId()).tag("camera", c.name())
+                        .description("requests to a shared model dropped because the camera's queue was full").register(exactMetrics);
+            }
         }
         state.register("cameras", () -> {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -486,6 +501,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         Thread m = main;
         if (m != null) {
             m.join(10_000);
+        }
+        if (shared != null) {
+            shared.close();
         }
         if (control != null) {
             control.close();

@@ -63,6 +63,8 @@ public class AgentSettings {
      * half the faces under 48 px (docs/performance.md, "Edge pipeline").
      */
     private int maxDetectWidth = 0;
+    private boolean sharedModels = true;
+    private int modelQueuePerCamera = 2;
     /** The face detector: yunet (default; UltraFace when its model is absent), ultraface, or haar (lightest, no landmarks); docs/face-stack.md. */
     private String detector = "yunet";
     /** YuNet's .onnx; unset: yunet/face_detection_yunet_2023mar.onnx under FACE_MODELS (default ../shared/models). */
@@ -82,6 +84,27 @@ public class AgentSettings {
                 yunetModel, detectorScore,
                 c != null && c.getMaxDetectWidth() != null ? c.getMaxDetectWidth() : maxDetectWidth);
     }
+
+    /**
+     * What makes two cameras' detectors the same model, for sharing one ({@code agent.shared-models}):
+     * the values {@link #faceFinder} builds it from.
+     */
+    public String detectorKey(org.privface.agent.capture.CameraSettings c) {
+        return String.join("|", c != null && c.getDetector() != null ? c.getDetector() : detector,
+                String.valueOf(c != null && c.getCascade() != null ? c.getCascade() : cascade),
+                String.valueOf(c != null && c.getScaleFactor() != null ? c.getScaleFactor() : scaleFactor),
+                String.valueOf(c != null && c.getMinNeighbors() != null ? c.getMinNeighbors() : minNeighbors),
+                String.valueOf(c != null && c.getMinFaceSize() != null ? c.getMinFaceSize() : minFaceSize),
+                String.valueOf(yunetModel), String.valueOf(detectorScore),
+                String.valueOf(c != null && c.getMaxDetectWidth() != null ? c.getMaxDetectWidth() : maxDetectWidth));
+    }
+
+    /** {@code agent.shared-models}: one detector and one embedder per network for all cameras (issue 44). */
+    public boolean isSharedModels() { return sharedModels; }
+    public void setSharedModels(boolean sharedModels) { this.sharedModels = sharedModels; }
+    /** {@code agent.model-queue-per-camera}: requests one camera may have waiting on a shared model. */
+    public int getModelQueuePerCamera() { return modelQueuePerCamera; }
+    public void setModelQueuePerCamera(int modelQueuePerCamera) { this.modelQueuePerCamera = modelQueuePerCamera; }
 
     public String getDetector() { return detector; }
     public void setDetector(String detector) { this.detector = detector; }

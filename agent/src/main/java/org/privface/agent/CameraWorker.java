@@ -307,10 +307,17 @@ final class CameraWorker {
                 .setPersonEpsilonBudget(t.getPersonEpsilonBudget()).build();
     }
 
+    /** The gateway's shared models (issue 44); null: this camera builds its own. */
+    private org.privface.agent.infer.SharedModels shared;
+
+    void shared(org.privface.agent.infer.SharedModels models) {
+        this.shared = models;
+    }
+
     /** This camera's embedder, made on the first face an EMBEDDING policy releases. */
     private FaceEmbedder embedder() {
         if (embedder == null) {
-            embedder = mechanisms.newEmbedder();
+            embedder = shared == null ? mechanisms.newEmbedder() : shared.embedder("release", camera, mechanisms::newEmbedder);
         }
         return embedder;
     }
@@ -318,7 +325,9 @@ final class CameraWorker {
     /** This camera's embedder for linking, made on the first face linking needs. */
     private FaceEmbedder linkEmbedder() {
         if (linkEmbedder == null) {
-            linkEmbedder = org.privface.agent.embed.FaceEmbedders.create(linking.network());
+            linkEmbedder = shared == null ? org.privface.agent.embed.FaceEmbedders.create(linking.network())
+                    : shared.embedder("link:" + linking.network(), camera,
+                            () -> org.privface.agent.embed.FaceEmbedders.create(linking.network()));
         }
         return linkEmbedder;
     }

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * settings   AgentSettings (the configuration bean; it builds finders, embedders, the link rule)
  * link       appearance linking and the per-person ledger
  * sources    capture (cameras)  →  dataset (data-set folders)  →  embed  →  detect
+ * infer      the shared models' queues (issue 44), above embed and detect
  * rules      policy  →  track;  publish;  synth
  * store      the gateway's private directories on disk (0700), beneath everything that writes there
  * </pre>
@@ -75,6 +76,7 @@ class LayeringTest {
                 .layer("link").definedBy("org.privface.agent.link..")
                 .layer("capture").definedBy("org.privface.agent.capture..")
                 .layer("dataset").definedBy("org.privface.agent.dataset..")
+                .layer("infer").definedBy("org.privface.agent.infer..")
                 .layer("embed").definedBy("org.privface.agent.embed..")
                 .layer("detect").definedBy("org.privface.agent.detect..")
                 .layer("policy").definedBy("org.privface.agent.policy..")
@@ -90,6 +92,7 @@ class LayeringTest {
                 .whereLayer("link").mayOnlyAccessLayers("capture", "detect", "embed", "policy", "track", "store")
                 .whereLayer("capture").mayOnlyAccessLayers("dataset", "embed", "detect", "policy", "track")
                 .whereLayer("dataset").mayOnlyAccessLayers("embed", "detect")
+                .whereLayer("infer").mayOnlyAccessLayers("embed", "detect")
                 .whereLayer("embed").mayOnlyAccessLayers("detect")
                 .whereLayer("detect").mayNotAccessAnyLayer()
                 .whereLayer("policy").mayOnlyAccessLayers("track")

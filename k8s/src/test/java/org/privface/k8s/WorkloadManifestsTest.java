@@ -238,6 +238,39 @@ class WorkloadManifestsTest extends ManifestsFixture {
         assertTrue(answering >= 1, "no site runs the answer release");
     }
 
+    /**
+     * Issue 44: the gateway's JVM is sized for a small box, the same way in the DaemonSet and in the
+     * off-cluster bundle: a fixed heap well inside the memory limit, the serial GC, JavaCPP's cap left
+     * to the limit, and dlib's graph cached on the data directory (which outlives the pod).
+     */
+    @Test
+    void theAgentsMemorySettingsFitASmallBoxAlikeInTheDaemonSetAndTheBundle() throws IOException {
+        DaemonSet agent = of(DaemonSet.class).stream().filter(d -> d.getSpec() != null && d.getSpec().getSelector() != null)
+                .findFirst().orElseThrow();
+        Container c = agent.getSpec().getTemplate().getSpec().getContainers().get(0);
+        Map<String, String> env = new java.util.HashMap<>();
+        c.getEnv().stream().filter(e -> e.getValue() != null).forEach(e -> env.put(e.getName(), e.getValue()));
+        String jvm = env.getOrDefault("JAVA_TOOL_OPTIONS", "");
+        var xmx = Pattern.compile("-Xmx(\\d+)m").matcher(jvm);
+        assertTrue(xmx.find(), "the DaemonSet states the agent's heap: " + jvm);
+        long heapMiB = Long.parseLong(xmx.group(1));
+        long limitMiB = io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(c.getResources().getLimits().get("memory"))
+                .longValue() >> 20;
+        // dlib's graph needs 180 MiB of heap the one time it is written; natives need about as much again as the heap.
+        assertTrue(heapMiB >= 192 && 2 * heapMiB + 256 <= limitMiB, "heap " + heapMiB + " MiB against a limit of " + limitMiB);
+        for (String flag : List.of("-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-Dorg.bytedeco.javacpp.maxPhysicalBytes=0")) {
+            assertTrue(jvm.contains(flag), "the DaemonSet's JVM lacks " + flag);
+        }
+        assertTrue(env.getOrDefault("FACE_MODEL_CACHE", "").startsWith(env.get("AGENT_DATA_DIR") + "/"),
+                "dlib's graph is cached on the data directory");
+        String unit = Files.readString(repo.resolve("k8s/gateway/privface-agent.service"));
+        assertTrue(unit.contains("JAVA_TOOL_OPTIONS=" + jvm + "'"), "the bundle's JVM flags are the DaemonSet's");
+        assertTrue(unit.contains("--memory " + (limitMiB % 1024 == 0 ? (limitMiB / 1024) + "g" : limitMiB + "m")),
+                "the bundle's memory limit is the DaemonSet's");
+        assertTrue(unit.contains("MALLOC_ARENA_MAX=" + env.get("MALLOC_ARENA_MAX")), "the bundle bounds glibc's arenas alike");
+        assertTrue(unit.contains("FACE_MODEL_CACHE=" + env.get("FACE_MODEL_CACHE")), "the bundle caches dlib's graph alike");
+    }
+
     private static final Path FACE_MODELS_JAVA = Path.of("agent/src/main/java/org/privface/agent/detect/FaceModels.java");
 
     /** The first group of {@code regex} in a repository file. */

@@ -291,7 +291,7 @@ final class DeepStack {
     }
 
     /** Each scene repeated {@value #DWELL} times: one second in view at 25 frames/s. */
-    private static List<EdgeScenes.Scene> held(List<EdgeScenes.Scene> scenes) {
+    static List<EdgeScenes.Scene> held(List<EdgeScenes.Scene> scenes) {
         List<EdgeScenes.Scene> out = new ArrayList<>();
         for (EdgeScenes.Scene s : scenes) {
             for (int k = 0; k < DWELL; k++) {

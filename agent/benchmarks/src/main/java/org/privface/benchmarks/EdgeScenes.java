@@ -36,6 +36,11 @@ final class EdgeScenes {
     }
 
     static List<Scene> scenes(Path synthetic, int n, long seed) throws IOException {
+        return scenes(synthetic, n, seed, 1, 3);
+    }
+
+    /** As {@link #scenes(Path, int, long)}, frame i asking for {@code min + i % (max - min + 1)} faces (crowds: 10–20). */
+    static List<Scene> scenes(Path synthetic, int n, long seed, int min, int max) throws IOException {
         List<Source> sources = new ArrayList<>();
         List<String> csv = Files.readAllLines(synthetic.resolve("faces.csv"));
         for (String line : csv.subList(1, csv.size())) {
@@ -57,7 +62,7 @@ final class EdgeScenes {
         Core.setRNGSeed((int) seed);
         List<Scene> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            out.add(compose(r, i, (px, patches) -> place(sources, r, px, patches)));
+            out.add(composeWith(r, min + i % (max - min + 1), (px, patches) -> place(sources, r, px, patches)));
         }
         sources.forEach(s -> s.grey().release());
         return out;

@@ -45,6 +45,8 @@ public final class FaceModels {
     static final Map<String, String> FACEAPI_SHA256 = Map.of(
             DLIB_MANIFEST, "cbaffa501b0b9275a12b63357a6843e7e30c054e1c9151e1a5f879b26e32986b",
             DLIB_WEIGHTS, "b413e420d6840b2775fba32008db6f3cddb07d485967fb42cfcf379c16a8c589");
+    /** The pinned SHA-256 of dlib's weights: names the ONNX graph written from them ({@link #modelCache()}). */
+    public static final String DLIB_WEIGHTS_SHA256 = FACEAPI_SHA256.get(DLIB_WEIGHTS);
     private static final Map<Path, Boolean> VERIFIED = new ConcurrentHashMap<>();
 
     private FaceModels() {
@@ -96,6 +98,21 @@ public final class FaceModels {
         }
         return Path.of(System.getProperty("user.home"), ".cache", "privface", "models",
                 pkg.replaceFirst("^@", "").replace('/', '-').replace('@', '-'), "model");
+    }
+
+    /**
+     * Where graphs the agent writes from fetched weights are kept, written once and loaded after
+     * (dlib's ONNX graph): {@code FACE_MODEL_CACHE} (environment, then system property
+     * {@code privface.model-cache}), default the folder above {@link #faceapiDir()}.
+     */
+    public static Path modelCache() {
+        for (String c : new String[] {System.getenv("FACE_MODEL_CACHE"), System.getProperty("privface.model-cache")}) {
+            if (c != null && !c.isBlank()) {
+                return Path.of(c);
+            }
+        }
+        Path parent = faceapiDir().toAbsolutePath().getParent();
+        return parent == null ? faceapiDir() : parent;
     }
 
     /** Whether the faceplugin file is where the build puts it (not yet checked). */

@@ -75,7 +75,11 @@ public final class DlibEmbedder implements FaceEmbedder {
     /** As {@link #fromPackage()}, run by {@code runtime}. */
     public static DlibEmbedder fromPackage(DlibResNet.Runtime runtime) {
         FaceModels.faceapi(FaceModels.DLIB_WEIGHTS);
-        return new DlibEmbedder(new DlibResNet(weights(FaceModels.faceapi(FaceModels.DLIB_MANIFEST)), runtime));
+        Path manifest = FaceModels.faceapi(FaceModels.DLIB_MANIFEST);
+        return new DlibEmbedder(DlibResNet.graphFile(FaceModels.modelCache(), FaceModels.DLIB_WEIGHTS_SHA256,
+                        () -> weights(manifest))
+                .map(file -> new DlibResNet(file, runtime))
+                .orElseGet(() -> new DlibResNet(weights(manifest), runtime)));
     }
 
     static double[] template(double padding, int side) {

@@ -1,5 +1,10 @@
 package org.privface.agent.embed;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 
 import org.opencv.core.CvType;
@@ -8,10 +13,11 @@ import org.opencv.core.MatOfByte;
 import org.opencv.dnn.Dnn;
 import org.opencv.dnn.Net;
 import org.privface.agent.detect.OpenCv;
+import org.slf4j.LoggerFactory;
 
 /**
- * dlib's face descriptor network ({@link DlibLayers}) as an ONNX graph written at start-up from the
- * hash-pinned TensorFlow.js weights, run on the calling thread (a camera thread is one core) by
+ * dlib's face descriptor network ({@link DlibLayers}) as an ONNX graph written from the
+ * hash-pinned TensorFlow.js weights (once, to a file: {@link #graphFile}), run on the calling thread (a camera thread is one core) by
  * ONNX Runtime or by OpenCV's DNN module ({@code agent.embedder.runtime}). Maps a 150×150 aligned
  * RGB face to 128 numbers. Not thread-safe: one per camera thread.
  */
@@ -46,11 +52,20 @@ public final class DlibResNet implements DlibEmbedder.Network {
     }
 
     public DlibResNet(TfjsWeights w, Runtime runtime) {
-        byte[] model = onnx(DlibLayers.of(w));
+        this(onnx(DlibLayers.of(w)), null, runtime);
+    }
+
+    /** The network from an ONNX file this class wrote ({@link #graphFile}). */
+    public DlibResNet(Path onnxFile, Runtime runtime) {
+        this(null, onnxFile, runtime);
+    }
+
+    private DlibResNet(byte[] model, Path file, Runtime runtime) {
         if (runtime == Runtime.OPENCV) {
             OpenCv.load();
             ort = null;
-            net = Dnn.readNetFromONNX(new MatOfByte(model));
+            // From the file, OpenCV reads the graph without a Java copy of it.
+            net = file != null ? Dnn.readNetFromONNX(file.toString()) : Dnn.readNetFromONNX(new MatOfByte(model));
             if (net.empty()) {
                 throw new IllegalStateException("OpenCV could not read dlib's network");
             }
@@ -58,10 +73,55 @@ public final class DlibResNet implements DlibEmbedder.Network {
         }
         net = null;
         try {
-            ort = new OrtGraph(model, INPUT, 1, 3, SIDE, SIDE);
+            ort = new OrtGraph(model != null ? model : read(file), INPUT, 1, 3, SIDE, SIDE);
         } catch (NoClassDefFoundError e) {
             throw new IllegalStateException("agent.embedder.runtime is onnxruntime, but ONNX Runtime is not on the classpath"
                     + " (add com.microsoft.onnxruntime:onnxruntime, or use runtime opencv)", e);
+        }
+    }
+
+    /**
+     * Bumped whenever {@link #onnx} writes a different graph from the same weights, so that a graph
+     * written by an older agent is not loaded by a newer one.
+     */
+    static final int GRAPH_VERSION = 1;
+
+    /**
+     * dlib's graph as a file in {@code cacheDir}, written from {@code weights} the first time and
+     * loaded after: building it in memory takes about 270 MiB of heap (issue 44), once per
+     * process at most, and never again once the file exists. Named after the pinned weights' hash
+     * and {@link #GRAPH_VERSION}; written to a temporary file and moved into place, so a reader
+     * never sees half a graph. Empty when the folder cannot be written (a read-only image): the
+     * caller then builds the graph in memory.
+     */
+    public static java.util.Optional<Path> graphFile(Path cacheDir, String weightsSha256,
+                                                     java.util.function.Supplier<TfjsWeights> weights) {
+        Path file = cacheDir.resolve("dlib_resnet_v1-g" + GRAPH_VERSION + "-" + weightsSha256.substring(0, 16) + ".onnx");
+        if (Files.isRegularFile(file)) {
+            return java.util.Optional.of(file);
+        }
+        try {
+            Files.createDirectories(cacheDir);
+            Path tmp = Files.createTempFile(cacheDir, "dlib_resnet_v1", ".onnx.tmp");
+            try {
+                Files.write(tmp, onnx(DlibLayers.of(weights.get())));
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+            return java.util.Optional.of(file);
+        } catch (IOException e) {
+            LoggerFactory.getLogger(DlibResNet.class).warn("cannot write dlib's graph under {} ({}); building it in memory",
+                    cacheDir.toAbsolutePath(), e.toString());
+            return java.util.Optional.empty();
+        }
+    }
+
+    private static byte[] read(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read dlib's graph " + file, e);
         }
     }
 
