@@ -10,6 +10,7 @@ import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.privface.recognizer.polling.PollingWorker;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.topics.Topics;
 import org.slf4j.Logger;
