@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * ({@link org.privface.recognizer.ownership.SiteOwnership#ready}); a site given up is dropped.
  */
 @Singleton
-public class ModelRegistry {
+public class ModelRegistry implements org.privface.recognizer.answer.EnrollmentReleases {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
 
     private final RecognizerSettings settings;
@@ -150,6 +150,7 @@ public class ModelRegistry {
     }
 
     /** Every enrollment release of a site this replica holds, over its model keys. */
+    @Override
     public List<PerturbedFace> enrollments(String site) {
         List<PerturbedFace> out = new ArrayList<>();
         enrollments.forEach((k, e) -> {
