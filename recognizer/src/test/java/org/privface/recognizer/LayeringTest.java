@@ -18,29 +18,23 @@ import org.junit.jupiter.api.Test;
  *
  * <pre>
  * console                      the operator's API and page
- * api   ingest                 model endpoints; readers, validation, dead letters, status
+ * api   ingest                 model endpoints; readers, validation, dead letters
  * model                        training, the registry, open-set calibration
  * answer   publish             gallery models and answer results; results out
+ * ownership   status           which sites this replica owns (issue 41's group); gateways' status reports
+ * polling                      the consumer loop that ingest, ownership and status run
  * org.privface.recognizer      RecognizerSettings, Application
  * </pre>
  *
  * The imports that break these layers today are in {@link #KNOWN}, each exactly (class to class).
  */
 class LayeringTest {
-    /** The existing upward imports, origin → target; the rules ignore these pairs only. */
-    static final List<String[]> KNOWN = List.<String[]>of(
-            // Site ownership (issue 41) lives in ingest, beside the consumers that follow it, but the
-            // registry, the gallery service and the fleet views ask it which sites this replica owns. It
-            // needs only the settings and the wire: a package of its own beneath model (#40) removes these.
-            new String[] {"org.privface.recognizer.model.ModelRegistry", "org.privface.recognizer.ingest.SiteOwnership"},
-            new String[] {"org.privface.recognizer.answer.GalleryService", "org.privface.recognizer.ingest.SiteOwnership"},
-            new String[] {"org.privface.recognizer.api.FleetSummaries", "org.privface.recognizer.ingest.SiteOwnership"},
-            new String[] {"org.privface.recognizer.api.SiteController", "org.privface.recognizer.ingest.SiteOwnership"},
-            // The gallery is built from the registry's enrollments (one copy per replica, issue 41) and
-            // calibrated at the ε the site's gateways report (issue 38): an enrollment store and the
-            // status view below both would remove these.
-            new String[] {"org.privface.recognizer.answer.GalleryService", "org.privface.recognizer.model.ModelRegistry"},
-            new String[] {"org.privface.recognizer.answer.GalleryService", "org.privface.recognizer.ingest.StatusReader"});
+    /**
+     * The existing upward imports, origin → target; the rules ignore these pairs only. None since
+     * issue 40: site ownership, the consumer loop and the status reader moved beneath their users, and
+     * the gallery service reads enrollments through {@link org.privface.recognizer.answer.EnrollmentReleases}.
+     */
+    static final List<String[]> KNOWN = List.<String[]>of();
 
     /** A class of a known pair: the class itself or one nested in it. */
     private static com.tngtech.archunit.base.DescribedPredicate<com.tngtech.archunit.core.domain.JavaClass> within(String outer) {
@@ -63,12 +57,18 @@ class LayeringTest {
                 .layer("model").definedBy("org.privface.recognizer.model..")
                 .layer("answer").definedBy("org.privface.recognizer.answer..")
                 .layer("publish").definedBy("org.privface.recognizer.publish..")
+                .layer("ownership").definedBy("org.privface.recognizer.ownership..")
+                .layer("status").definedBy("org.privface.recognizer.status..")
+                .layer("polling").definedBy("org.privface.recognizer.polling..")
                 .layer("settings").definedBy("org.privface.recognizer")
-                .whereLayer("api").mayOnlyAccessLayers("model", "answer", "publish", "settings")
-                .whereLayer("ingest").mayOnlyAccessLayers("model", "answer", "publish", "settings")
-                .whereLayer("model").mayOnlyAccessLayers("answer", "publish", "settings")
-                .whereLayer("answer").mayOnlyAccessLayers("publish", "settings")
-                .whereLayer("publish").mayOnlyAccessLayers("settings")
+                .whereLayer("api").mayOnlyAccessLayers("model", "answer", "publish", "ownership", "status", "polling", "settings")
+                .whereLayer("ingest").mayOnlyAccessLayers("model", "answer", "publish", "ownership", "status", "polling", "settings")
+                .whereLayer("model").mayOnlyAccessLayers("answer", "publish", "ownership", "status", "polling", "settings")
+                .whereLayer("answer").mayOnlyAccessLayers("publish", "ownership", "status", "polling", "settings")
+                .whereLayer("publish").mayOnlyAccessLayers("ownership", "status", "polling", "settings")
+                .whereLayer("ownership").mayOnlyAccessLayers("polling", "settings")
+                .whereLayer("status").mayOnlyAccessLayers("polling", "settings")
+                .whereLayer("polling").mayOnlyAccessLayers("settings")
                 .whereLayer("settings").mayNotAccessAnyLayer();
         for (String[] k : KNOWN) {
             layers = layers.ignoreDependency(within(k[0]), within(k[1]));

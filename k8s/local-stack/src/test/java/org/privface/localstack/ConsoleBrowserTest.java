@@ -40,7 +40,7 @@ class ConsoleBrowserTest {
         Map<String, String> opt = Demo.defaults();
         opt.put("--password", "console-test-" + System.nanoTime());
         Demo.Outcome o = Demo.execute(root, root.resolve("test-data/synthetic"), opt, work, running);
-        Demo.startLiveGateway(root, o.stack(), opt, work, running, 5);
+        DemoProcesses.startLiveGateway(root, o.stack(), opt, work, running, 5);
 
         Path shots = root.resolve("k8s/local-stack/target/console-screenshots");
         ProcessBuilder pb = new ProcessBuilder("node", "--test", "--test-concurrency=1", "e2e/console.e2e.mjs")

@@ -232,7 +232,7 @@ class CrashRecoveryTest extends BrokerProcessTest {
 
     private ManagedProcess startAgent(String name, String site, String camera, String url, int port, Path data,
                                       Path ledger) throws Exception {
-        return ManagedProcess.java(name, Demo.classpath(root, "agent"), "org.privface.agent.Application",
+        return ManagedProcess.java(name, DemoProcesses.classpath(root, "agent"), "org.privface.agent.Application",
                 List.of("-Xmx384m", "-Dmicronaut.server.port=" + port,
                         "-Dagent.site-id=" + site,
                         "-Dagent.gateway-id=crash-test",
@@ -310,7 +310,7 @@ class CrashRecoveryTest extends BrokerProcessTest {
             // 1. Killed in the middle of its first training run.
             int port = KafkaServerProcess.freePort();
             rec = startRecognizer("recognizer-1", port, models);
-            Demo.awaitHealthy(rec, port);
+            DemoProcesses.awaitHealthy(rec, port);
             double up1 = seconds(t0);
             String base1 = "http://127.0.0.1:" + port;
             String auth1 = recognizerToken(port);
@@ -332,7 +332,7 @@ class CrashRecoveryTest extends BrokerProcessTest {
             port = KafkaServerProcess.freePort();
             long restart1 = System.nanoTime();
             rec = startRecognizer("recognizer-2", port, models);
-            Demo.awaitHealthy(rec, port);
+            DemoProcesses.awaitHealthy(rec, port);
             awaitTrue("a model stored by recognizer-2", Duration.ofSeconds(90), () -> !storedVersions(models).isEmpty());
             double retrainedAfter = seconds(restart1);
             List<String> versionsAfterTraining = storedVersions(models);
@@ -379,7 +379,7 @@ class CrashRecoveryTest extends BrokerProcessTest {
             port = KafkaServerProcess.freePort();
             long restart2 = System.nanoTime();
             rec = startRecognizer("recognizer-3", port, models);
-            Demo.awaitHealthy(rec, port);
+            DemoProcesses.awaitHealthy(rec, port);
             String base3 = "http://127.0.0.1:" + port;
             List<Map<String, Object>> served = FaultKit.jsonList(base3 + "/models", recognizerToken(port));
             long owned = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -450,7 +450,7 @@ class CrashRecoveryTest extends BrokerProcessTest {
         if (operator == null) {
             operator = OperatorLogin.create(work);
         }
-        return ManagedProcess.java(name, Demo.classpath(root, "recognizer"), "org.privface.recognizer.Application",
+        return ManagedProcess.java(name, DemoProcesses.classpath(root, "recognizer"), "org.privface.recognizer.Application",
                 List.of("-Xmx768m", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + port, operator.recognizerOption(),
                         "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
                         "-Drecognizer.model-dir=" + models,

@@ -94,7 +94,7 @@ class DemoAnswerTest {
         PrintStream terminal = System.out;
         System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
         try {
-            Demo.print(outcome, root);
+            DemoSummary.print(outcome, root);
         } finally {
             System.setOut(terminal);
         }

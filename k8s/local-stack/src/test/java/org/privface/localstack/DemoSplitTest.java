@@ -57,9 +57,9 @@ class DemoSplitTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream was = System.out;
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        Demo.Split s;
+        DemoFaces.Split s;
         try {
-            s = Demo.split(faces, work);
+            s = DemoFaces.split(faces, work);
         } finally {
             System.setOut(was);
         }
@@ -80,13 +80,13 @@ class DemoSplitTest {
         Path cut = ann.resolve("ann_2.jpg");
         byte[] b = Files.readAllBytes(cut);
         Files.write(cut, Arrays.copyOf(b, b.length - 40));
-        BadDataset e = assertThrows(BadDataset.class, () -> Demo.split(faces, Files.createDirectories(tmp.resolve("w1"))));
+        BadDataset e = assertThrows(BadDataset.class, () -> DemoFaces.split(faces, Files.createDirectories(tmp.resolve("w1"))));
         assertTrue(e.getMessage().startsWith(cut.toString()) && e.getMessage().contains("truncated"), e.getMessage());
 
         Path singles = Files.createDirectories(tmp.resolve("singles"));
         person(singles, "ann", 1);
         person(singles, "bob", 1);
-        BadDataset one = assertThrows(BadDataset.class, () -> Demo.split(singles, Files.createDirectories(tmp.resolve("w2"))));
+        BadDataset one = assertThrows(BadDataset.class, () -> DemoFaces.split(singles, Files.createDirectories(tmp.resolve("w2"))));
         assertTrue(one.getMessage().contains("every person has one image"), one.getMessage());
     }
 }

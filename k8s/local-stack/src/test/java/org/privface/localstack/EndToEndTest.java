@@ -158,7 +158,7 @@ class EndToEndTest {
         java.io.PrintStream terminal = System.out;
         System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
         try {
-            Demo.print(outcome, root);
+            DemoSummary.print(outcome, root);
         } finally {
             System.setOut(terminal);
         }

@@ -121,7 +121,7 @@ class ErasureTest {
                 }
             }
             int port = KafkaServerProcess.freePort();
-            recognizer = ManagedProcess.java("recognizer", Demo.classpath(root, "recognizer"),
+            recognizer = ManagedProcess.java("recognizer", DemoProcesses.classpath(root, "recognizer"),
                     "org.privface.recognizer.Application",
                     List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + port,
                             "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
@@ -130,7 +130,7 @@ class ErasureTest {
                             "-Drecognizer.answer.quiet-period=2s",
                             "-Drecognizer.erasure.operator-keys.ops=" + opKey),
                     List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "OMP_WAIT_POLICY", "PASSIVE"), work);
-            Demo.awaitHealthy(recognizer, port);
+            DemoProcesses.awaitHealthy(recognizer, port);
 
             // 1. Enroll three people; the gateway keeps running to follow the erasure topic.
             Map<String, Object> props = agentProps(bootstrap, enroll, agentData, secretFile, opKey);

@@ -172,7 +172,7 @@ class GatewayRevocationTest {
                 "-Dagent.sensitivity-mode=vector", "-Dagent.components=16", "-Dagent.epsilon=400",
                 "-Dagent.floor.epsilon-max=400", "-Dagent.basis-file=" + work.resolve(gateway + "-basis.bin"),
                 "-Dagent.control.topic-enabled=false", "-Dagent.exit-when-done=true");
-        try (ManagedProcess p = ManagedProcess.java(gateway + "-" + run, Demo.classpath(root, "agent"),
+        try (ManagedProcess p = ManagedProcess.java(gateway + "-" + run, DemoProcesses.classpath(root, "agent"),
                 "org.privface.agent.Application", jvm, List.of(), full, work)) {
             try {
                 return p.await(Duration.ofSeconds(90));

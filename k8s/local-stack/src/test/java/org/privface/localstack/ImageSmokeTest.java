@@ -149,7 +149,7 @@ class ImageSmokeTest {
             assertTrue(agentLog.contains(ran), "'" + ran + "' not in the agent's log:\n" + agentLog);
         }
 
-        Map<String, PerturbedFace> published = Demo.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.enrollment(SITE), Topics.query(SITE)),
+        Map<String, PerturbedFace> published = DemoTopics.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.enrollment(SITE), Topics.query(SITE)),
                 -1, Duration.ofSeconds(20), FaceRecords::decodeFace, PerturbedFace::getEventId);
         long enrollments = published.values().stream().filter(f -> f.getEnrollmentLabel() != null).count();
         long queries = published.size() - enrollments;
@@ -165,7 +165,7 @@ class ImageSmokeTest {
             assertTrue(eps <= EPSILON && eps > EPSILON - 1e-6, "every record states the ε it spent: " + eps);
         }
 
-        Map<String, RecognitionResult> results = Demo.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS), (int) queries,
+        Map<String, RecognitionResult> results = DemoTopics.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS), (int) queries,
                 Duration.ofMinutes(3), FaceRecords::decodeResult, RecognitionResult::getEventId);
         long named = results.values().stream().filter(r -> r.getPredictedLabel() != null).count();
         System.out.printf("recognizer image: %d of %d queries answered (%d with an enrolled name, %d \"unknown\")%n",
@@ -201,7 +201,7 @@ class ImageSmokeTest {
             long deadline = System.nanoTime() + Duration.ofMinutes(4).toNanos();
             while (queries.isEmpty() && System.nanoTime() < deadline) {
                 assertTrue(agent.isAlive(), "the live gateway exited:\n" + tail(work.resolve("agent-live.log")));
-                queries = Demo.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.query(LIVE_SITE)), 1, Duration.ofSeconds(10),
+                queries = DemoTopics.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.query(LIVE_SITE)), 1, Duration.ofSeconds(10),
                         FaceRecords::decodeFace, PerturbedFace::getEventId);
             }
             System.out.printf("agent image, live camera: %d query records from %s%n", queries.size(), feed.url());

@@ -150,7 +150,7 @@ class MultiSiteSecurityTest {
 
             // 2. The recognizer boots (its own JVM, SASL from KAFKA_* variables) while the grants are probed.
             int recognizerPort = KafkaServerProcess.freePort();
-            recognizer = ManagedProcess.java("recognizer", Demo.classpath(root, "recognizer"),
+            recognizer = ManagedProcess.java("recognizer", DemoProcesses.classpath(root, "recognizer"),
                     "org.privface.recognizer.Application",
                     List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort,
                             "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1"),
@@ -163,7 +163,7 @@ class MultiSiteSecurityTest {
             List<String> checks = probeGrants(bootstrap, passwords);
 
             // 3. Two gateways, each with its site's credentials, over the synthetic faces.
-            Demo.awaitHealthy(recognizer, recognizerPort);
+            DemoProcesses.awaitHealthy(recognizer, recognizerPort);
             double recognizerUp = seconds(t0);
             Map<String, Path> ledgers = new LinkedHashMap<>();
             List<AgentPipeline> pipelines = new ArrayList<>();

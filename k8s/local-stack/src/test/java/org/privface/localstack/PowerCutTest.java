@@ -285,7 +285,7 @@ class PowerCutTest extends BrokerProcessTest {
 
     /** The agent on its shipped defaults, but for where it is and what it reads. */
     private ManagedProcess startAgent(String name, String url, int port, Path data, Path releases) throws Exception {
-        return ManagedProcess.java(name, Demo.classpath(root, "agent"), "org.privface.agent.Application",
+        return ManagedProcess.java(name, DemoProcesses.classpath(root, "agent"), "org.privface.agent.Application",
                 List.of("-Xmx512m", "-Dmicronaut.server.port=" + port,
                         "-Dagent.site-id=" + SITE,
                         "-Dagent.gateway-id=power-cut",

@@ -131,7 +131,7 @@ class PrivacyAuditTest {
             }
 
             int recognizerPort = KafkaServerProcess.freePort();
-            recognizer = ManagedProcess.java("recognizer", Demo.classpath(root, "recognizer"),
+            recognizer = ManagedProcess.java("recognizer", DemoProcesses.classpath(root, "recognizer"),
                     "org.privface.recognizer.Application",
                     List.of("-Xmx1g", "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort,
                             "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1"),
@@ -171,7 +171,7 @@ class PrivacyAuditTest {
             assertTrue(originOf.size() >= frames / 2, "faces released from " + frames + " stills: " + originOf.size());
 
             // Wait for the recognizer's answers, so the results topic and its group's offsets are audited too.
-            Demo.awaitHealthy(recognizer, recognizerPort);
+            DemoProcesses.awaitHealthy(recognizer, recognizerPort);
             Set<String> answered = new HashSet<>();
             long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
             List<TopicAudit.Captured> everything = List.of();

@@ -1,13 +1,12 @@
 package org.privface.recognizer.answer;
 
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.privface.privacy.answer.ExactDraws;
+import org.privface.privacy.ExactDraws;
 import org.privface.privacy.answer.RandomizedResponse;
 import org.privface.wire.avro.FaceAnswer;
 import org.privface.wire.avro.RecognitionResult;
@@ -62,7 +61,7 @@ public final class AnswerResults {
         String key = a.getSiteId() + "/" + a.getGallery().getVersion() + "/" + a.getMechanism().getKeepNumerator();
         Tally t = tallies.computeIfAbsent(key, k -> new Tally(a.getSiteId(), a.getGallery().getVersion(),
                 new RandomizedResponse(a.getGallery().getIdentities(), a.getMechanism().getKeepNumerator(),
-                        ExactDraws.secure(new SecureRandom()))));
+                        ExactDraws.secure()))); // a fresh Drbg: the library's one source of randomness
         t.counts[a.getOutput()]++;
         if (a.getLabel() != null) {
             t.labels[a.getOutput()] = a.getLabel();

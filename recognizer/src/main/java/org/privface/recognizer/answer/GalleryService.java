@@ -19,7 +19,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.privface.recognizer.ingest.SiteOwnership;
+import org.privface.recognizer.ownership.SiteOwnership;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.FaceGallery;
 import org.privface.wire.avro.PerturbedFace;
@@ -50,7 +50,7 @@ public class GalleryService implements AutoCloseable {
 
     private final AnswerSettings settings;
     /** The releases themselves are the registry's (one copy per replica, of its own sites only). */
-    private final org.privface.recognizer.model.ModelRegistry registry;
+    private final EnrollmentReleases registry;
     private final Map<String, Long> lastArrival = new ConcurrentHashMap<>();
     private final Map<String, FaceGallery> published = new ConcurrentHashMap<>();
     private final GalleryPublisher publisher;
@@ -59,11 +59,11 @@ public class GalleryService implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final SiteOwnership ownership;
 
-    private final org.privface.recognizer.ingest.StatusReader status;
+    private final org.privface.recognizer.status.StatusReader status;
 
     public GalleryService(AnswerSettings settings, KafkaClientProperties kafka, SiteOwnership ownership,
-                          org.privface.recognizer.model.ModelRegistry registry,
-                          org.privface.recognizer.ingest.StatusReader status)
+                          EnrollmentReleases registry,
+                          org.privface.recognizer.status.StatusReader status)
             throws IOException, java.security.NoSuchAlgorithmException {
         this.settings = settings;
         this.registry = registry;

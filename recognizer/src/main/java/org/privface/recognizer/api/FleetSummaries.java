@@ -24,7 +24,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.privface.recognizer.RecognizerSettings;
-import org.privface.recognizer.ingest.SiteOwnership;
+import org.privface.recognizer.ownership.SiteOwnership;
 import org.privface.wire.KafkaClientProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -17,7 +17,7 @@ import io.micronaut.security.annotation.Secured;
 import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.serde.annotation.Serdeable;
 import org.privface.recognizer.answer.GalleryService;
-import org.privface.recognizer.ingest.SiteOwnership;
+import org.privface.recognizer.ownership.SiteOwnership;
 import org.privface.recognizer.model.ModelRegistry;
 
 /**

@@ -31,7 +31,7 @@ import org.privface.recognizer.answer.AnswerResults;
 import org.privface.recognizer.answer.GalleryService;
 import org.privface.recognizer.api.SiteController;
 import org.privface.recognizer.ingest.AnswerReader;
-import org.privface.recognizer.ingest.StatusReader;
+import org.privface.recognizer.status.StatusReader;
 import org.privface.wire.avro.FaceGallery;
 
 /**

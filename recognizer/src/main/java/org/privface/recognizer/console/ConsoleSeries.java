@@ -13,7 +13,7 @@ import io.micronaut.scheduling.annotation.Scheduled;
 import io.micronaut.serde.annotation.Serdeable;
 import jakarta.inject.Singleton;
 import org.privface.recognizer.api.SiteController;
-import org.privface.recognizer.ingest.StatusReader;
+import org.privface.recognizer.status.StatusReader;
 
 /**
  * Per-site time series for the console, sampled every {@code recognizer.console.sample-interval}:

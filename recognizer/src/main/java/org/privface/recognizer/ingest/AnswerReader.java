@@ -24,6 +24,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.privface.recognizer.RecognizerSettings;
 import org.privface.recognizer.answer.AnswerResults;
+import org.privface.recognizer.ownership.SiteOwnership;
+import org.privface.recognizer.polling.PollingWorker;
 import org.privface.recognizer.publish.RecognizerOutput;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.InvalidRecordException;

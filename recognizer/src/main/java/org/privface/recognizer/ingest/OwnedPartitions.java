@@ -7,6 +7,7 @@ import java.util.function.Function;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
+import org.privface.recognizer.ownership.SiteOwnership;
 
 /**
  * Keeps a worker's consumer assigned to the partitions of one per-site topic for exactly the

@@ -28,6 +28,8 @@ import org.privface.recognizer.RecognizerSettings;
 import org.privface.recognizer.model.ModelKey;
 import org.privface.recognizer.model.ModelRegistry;
 import org.privface.recognizer.model.TrainedModel;
+import org.privface.recognizer.ownership.SiteOwnership;
+import org.privface.recognizer.polling.PollingWorker;
 import org.privface.recognizer.publish.RecognizerOutput;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.KafkaClientProperties;

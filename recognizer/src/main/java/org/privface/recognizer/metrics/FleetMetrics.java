@@ -10,7 +10,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micronaut.scheduling.annotation.Scheduled;
 import jakarta.inject.Singleton;
 import org.privface.recognizer.answer.GalleryService;
-import org.privface.recognizer.ingest.StatusReader;
+import org.privface.recognizer.status.StatusReader;
 import org.privface.recognizer.model.ModelKey;
 import org.privface.recognizer.model.ModelRegistry;
 import org.privface.recognizer.model.TrainedModel;

@@ -28,10 +28,10 @@ import org.slf4j.LoggerFactory;
  * ({@code recognizer.training-threads}), one run per model at a time, so the sites a replica owns
  * train in parallel; a model is retrained once enrollments stop arriving for the quiet period.
  * Only the owner of a site trains it, and only once it has replayed the site
- * ({@link org.privface.recognizer.ingest.SiteOwnership#ready}); a site given up is dropped.
+ * ({@link org.privface.recognizer.ownership.SiteOwnership#ready}); a site given up is dropped.
  */
 @Singleton
-public class ModelRegistry {
+public class ModelRegistry implements org.privface.recognizer.answer.EnrollmentReleases {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRegistry.class);
 
     private final RecognizerSettings settings;
@@ -62,7 +62,7 @@ public class ModelRegistry {
      */
     @jakarta.inject.Inject
     public ModelRegistry(RecognizerSettings settings, MeterRegistry metrics,
-                         org.privface.recognizer.ingest.SiteOwnership ownership) throws java.io.IOException {
+                         org.privface.recognizer.ownership.SiteOwnership ownership) throws java.io.IOException {
         this(settings, metrics, ownership::ready, false);
         ownership.listen(this::loadStored, this::forget);
     }
@@ -156,6 +156,7 @@ public class ModelRegistry {
     }
 
     /** Every enrollment release of a site this replica holds, over its model keys. */
+    @Override
     public List<PerturbedFace> enrollments(String site) {
         List<PerturbedFace> out = new ArrayList<>();
         enrollments.forEach((k, e) -> {

@@ -23,7 +23,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.privface.recognizer.ingest.SiteOwnership;
+import org.privface.recognizer.ownership.SiteOwnership;
 import org.privface.recognizer.model.ModelRegistry;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.FaceGallery;

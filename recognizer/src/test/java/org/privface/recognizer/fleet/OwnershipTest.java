@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.privface.recognizer.answer.GalleryService;
 import org.privface.recognizer.api.SiteController;
 import org.privface.recognizer.ingest.AnswerReader;
-import org.privface.recognizer.ingest.SiteOwnership;
+import org.privface.recognizer.ownership.SiteOwnership;
 import org.privface.recognizer.model.ModelRegistry;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.FaceGallery;

@@ -18,7 +18,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.knowm.xchart.style.Styler;
-import org.privface.localstack.Demo;
+import org.privface.localstack.DemoProcesses;
 import org.privface.broker.KafkaServerProcess;
 import org.privface.broker.ManagedProcess;
 import org.privface.evaluation.Charts;
@@ -71,14 +71,14 @@ final class LoadStack implements AutoCloseable {
         recognizerPort = KafkaServerProcess.freePort();
         Path gc = work.resolve("gc-recognizer.log");
         operator = org.privface.localstack.OperatorLogin.create(work);
-        recognizer = ManagedProcess.java("recognizer", Demo.classpath(root, "recognizer"), "org.privface.recognizer.Application",
+        recognizer = ManagedProcess.java("recognizer", DemoProcesses.classpath(root, "recognizer"), "org.privface.recognizer.Application",
                 List.of("-Xmx" + heap, GcLog.option(gc), "-Dai.djl.offline=true", "-Dmicronaut.server.port=" + recognizerPort,
                         operator.recognizerOption(),
                         "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1"),
                 List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap(), "OMP_WAIT_POLICY", "PASSIVE"), work);
         running.add(recognizer);
         recognizerGc = new GcLog(gc);
-        Demo.awaitHealthy(recognizer, recognizerPort);
+        DemoProcesses.awaitHealthy(recognizer, recognizerPort);
         recognizerToken = operator.token(recognizerPort);
     }
 

@@ -1,7 +1,5 @@
 package org.privface.localstack.load;
 
-import static org.privface.localstack.load.Soak.seconds;
-
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
@@ -31,9 +29,8 @@ import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.DropPolicy;
 import org.privface.broker.KafkaServerProcess;
 import org.privface.broker.ManagedProcess;
-import org.privface.evaluation.EvalOptions;
 import org.privface.localstack.Cameras;
-import org.privface.localstack.Demo;
+import org.privface.localstack.DemoProcesses;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -53,19 +50,29 @@ import org.privface.wire.topics.Topics;
  * {@code outage-NAME.csv}, {@code outage-NAME-spool.png} and {@code outage-NAME-summary.txt} to
  * {@code --out}. Exit 0 when nothing was lost, 2 otherwise.
  */
-public final class Outage {
+public final class Outage extends LoadRun {
     private static final String SITE = "outage-day";
     private static final String CAMERA = "door";
     private static final String TOKEN = "outage-day-token";
-    private static final double MIB = 1024 * 1024;
+
+    private int outageSeconds;
+    private int beforeSeconds;
+    private int afterSeconds;
+    private int fps;
+    private double sampleSeconds;
+    private String name;
+    private List<byte[]> frames;
 
     private Outage() {
+        super("outage", "outage-logs");
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> d = new LinkedHashMap<>();
-        d.put("--root", ".");
-        d.put("--out", "docs/results");
+        new Outage().run(args);
+    }
+
+    @Override
+    protected void options(Map<String, String> d) {
         d.put("--outage-seconds", "600");
         d.put("--before-seconds", "30");
         d.put("--after-seconds", "30");
@@ -77,27 +84,35 @@ public final class Outage {
         // Niceness for the agent alone (renice): a busy machine can starve a niced broker's restart past the
         // launcher's minute.
         d.put("--agent-nice", "0");
-        Map<String, String> opt = EvalOptions.parse(d, args);
-        Path root = Path.of(opt.get("--root")).toAbsolutePath().normalize();
-        Path out = root.resolve(opt.get("--out"));
-        int outageSeconds = Integer.parseInt(opt.get("--outage-seconds"));
-        int beforeSeconds = Integer.parseInt(opt.get("--before-seconds"));
-        int afterSeconds = Integer.parseInt(opt.get("--after-seconds"));
-        int fps = Integer.parseInt(opt.get("--fps"));
+    }
+
+    @Override
+    protected void prepare() throws IOException {
+        outageSeconds = Integer.parseInt(opt.get("--outage-seconds"));
+        beforeSeconds = Integer.parseInt(opt.get("--before-seconds"));
+        afterSeconds = Integer.parseInt(opt.get("--after-seconds"));
+        fps = Integer.parseInt(opt.get("--fps"));
         int hold = Integer.parseInt(opt.get("--hold-frames"));
-        double sampleSeconds = Double.parseDouble(opt.get("--sample-seconds"));
-        String name = opt.get("--name").isBlank() ? outageSeconds + "s" : opt.get("--name");
+        sampleSeconds = Double.parseDouble(opt.get("--sample-seconds"));
+        name = opt.get("--name").isBlank() ? outageSeconds + "s" : opt.get("--name");
         Path datasets = FaceDatasets.root().orElseThrow(() -> new IllegalStateException(
                 "lfw-public not found: set FACE_DATASETS to the shared datasets folder"));
-        List<byte[]> frames = frames(datasets.resolve("lfw-public"), hold, 0);
-        long t0 = System.nanoTime();
+        frames = frames(datasets.resolve("lfw-public"), hold, 0);
+        t0 = System.nanoTime(); // the run's clock starts once the frames are drawn
         System.out.printf("outage: %d frames (%d people x %d frames) at %d frames/s; %d s up, %d s broker down, %d s after%n",
                 frames.size(), frames.size() / hold, hold, fps, beforeSeconds, outageSeconds, afterSeconds);
+    }
 
-        LoadStack stack = null;
-        for (int tries = 1; stack == null; tries++) {
+    @Override
+    protected List<String> sites() {
+        return List.of(SITE);
+    }
+
+    @Override
+    protected LoadStack startStack() throws Exception {
+        for (int tries = 1; ; tries++) {
             try {
-                stack = LoadStack.start(root, List.of(SITE));
+                return LoadStack.start(root, sites());
             } catch (IllegalStateException e) {
                 if (tries == 3) {
                     throw e;
@@ -105,180 +120,170 @@ public final class Outage {
                 System.out.println("outage: broker start " + tries + " failed (" + e.getMessage() + "); again");
             }
         }
-        LoadStack started = stack;
-        Thread cleanup = new Thread(started::close, "outage-cleanup");
-        Runtime.getRuntime().addShutdownHook(cleanup);
-        boolean passed = false;
-        try {
-            String topic = Topics.query(SITE);
-            Follower follower = stack.own(new Follower(stack.bootstrap(), List.of(topic),
-                    Duration.ofSeconds(beforeSeconds + outageSeconds + afterSeconds + 1800L)));
-            Cameras.Camera camera = stack.own(Cameras.live(frames, fps, Duration.ofHours(4)));
-            int port = KafkaServerProcess.freePort();
-            Path data = stack.work.resolve("agent-data");
-            Path ledger = stack.work.resolve("ledger.csv");
-            // The shipped defaults (application.yml) but for where this gateway is and what it reads.
-            ManagedProcess agent = stack.own(ManagedProcess.java("agent", Demo.classpath(root, "agent"),
-                    "org.privface.agent.Application", List.of("-Xmx" + opt.get("--agent-heap"),
-                            "-Dmicronaut.server.port=" + port,
-                            "-Dagent.site-id=" + SITE,
-                            "-Dagent.gateway-id=outage-day",
-                            "-Dagent.cameras." + CAMERA + ".url=" + camera.url(),
-                            "-Dagent.data-dir=" + data,
-                            "-Dagent.ledger=" + ledger,
-                            "-Dagent.control.token=" + TOKEN),
-                    List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrap(), "OMP_WAIT_POLICY", "PASSIVE"),
-                    stack.work));
-            int agentNice = Integer.parseInt(opt.get("--agent-nice"));
-            if (agentNice > 0) {
-                new ProcessBuilder("renice", "-n", Integer.toString(agentNice), "-p", Long.toString(agent.pid()))
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-            }
-            Demo.awaitHealthy(agent, port);
-            long firstAckDeadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
-            // NaN until the pipeline has started (its meters register then): not yet.
-            while (!(Prometheus.scrape(port).sum("privface_agent_uplink_acknowledged_total") >= 1)) {
-                if (System.nanoTime() > firstAckDeadline || !agent.alive()) {
-                    throw new IllegalStateException("no acknowledged record within 180 s; see " + agent.log());
-                }
-                Thread.sleep(500);
-            }
-            System.out.printf("outage: agent up and acknowledged (%.0f s)%n", seconds(t0));
+    }
 
-            SampleTable table = new SampleTable(out.resolve("outage-" + name + ".csv"));
-            Sampler s = new Sampler(table, port, agent, camera, follower, data.resolve("spool"), sampleSeconds);
-            // 1. Broker up.
-            s.run("before", beforeSeconds, 0, null);
-            double depthBefore = s.maxOf("spool_depth", 0);
-            double releasesAtStop = s.last.get("releases");
-            double bytesAtStop = s.last.get("spool_bytes");
-            double depthAtStop = s.last.get("spool_depth");
-            // 2. Broker stopped (SIGTERM: it shuts down; the agent's producer gets refused connections).
-            long stopAt = System.nanoTime();
-            stack.kafka.stop();
-            double stopTook = seconds(stopAt);
-            String[] statusMidOutage = new String[1];
-            s.run("outage", outageSeconds, 1, () -> {
-                if (statusMidOutage[0] == null && seconds(stopAt) > outageSeconds / 2.0) {
-                    statusMidOutage[0] = status(port);
-                }
-            });
-            double releasesAtRestart = s.last.get("releases");
-            double peakBytes = s.maxOf("spool_bytes", 1);
-            double peakDepth = s.maxOf("spool_depth", 1);
-            double peakDirBytes = s.maxOf("spool_dir_bytes", 1);
-            double ackedAtRestart = s.last.get("acked");
-            // 3. Broker restarted on the same ports and data.
-            long restartAt = System.nanoTime();
-            int restarts = restart(stack.kafka);
-            double restartTook = seconds(restartAt);
-            double[] firstAck = {Double.NaN};
-            double[] caughtUp = {Double.NaN};
-            double catchUpLimit = 600;
-            s.run("catch-up", catchUpLimit, 2, () -> {
-                if (Double.isNaN(firstAck[0]) && s.last.get("acked") > ackedAtRestart) {
-                    firstAck[0] = seconds(restartAt);
-                }
-                if (Double.isNaN(caughtUp[0]) && s.last.get("spool_depth") <= Math.max(depthBefore, 2)) {
-                    caughtUp[0] = seconds(restartAt);
-                }
-            }, () -> !Double.isNaN(caughtUp[0]));
-            s.run("after", afterSeconds, 3, null);
-            // 4. The camera goes away; what was released must all be sent.
-            camera.close();
-            long drainAt = System.nanoTime();
-            double prevReleases = -1;
-            while (seconds(drainAt) < 180) {
-                s.sample("drain", 4);
-                if (s.last.get("spool_depth") == 0 && s.last.get("releases") == prevReleases) {
-                    break;
-                }
-                prevReleases = s.last.get("releases");
-                Thread.sleep(2000);
-            }
-            String statusEnd = status(port);
-            Map<String, Double> end = s.last;
-            double agentCpu = ProcessProbe.cpuSeconds(agent.pid());
-            agent.close(); // SIGTERM: the agent flushes its release ledger as it stops
-            // A frame still in progress at the stop can release into the spool after the uplink stopped sending:
-            // kept on disk for the next start, not lost. Counted apart.
-            Set<String> leftInSpool = new HashSet<>();
-            try (DiskSpool left = DiskSpool.open(data.resolve("spool"), 256L << 20, DropPolicy.DROP_OLDEST)) {
-                left.peek(1_000_000).forEach(e -> leftInSpool.add(e.entry().eventId()));
-            }
-            List<String> made = new ArrayList<>();
-            for (String line : Files.readAllLines(ledger)) {
-                if (!line.isBlank()) {
-                    made.add(line.substring(0, line.indexOf(',')));
-                }
-            }
-            Set<String> released = new LinkedHashSet<>(made);
-            long readDeadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            while (!follower.queries.containsAll(released) && System.nanoTime() < readDeadline) {
-                Thread.sleep(500);
-            }
-            Set<String> lost = new LinkedHashSet<>(released);
-            lost.removeAll(follower.queries);
-            lost.removeAll(leftInSpool);
-            Set<String> unknown = new HashSet<>(follower.queries);
-            unknown.removeAll(released);
-            long copies = follower.queryCopies.get();
-            long duplicates = copies - follower.queries.size();
-
-            double seconds = end.get("t_s");
-            double releasedWhileDown = releasesAtRestart - releasesAtStop;
-            // What each record spooled while the broker was down added to the spool's files (frame and header included).
-            double bytesPerRecord = (s.lastOf("spool_bytes", 1) - bytesAtStop) / Math.max(1, s.lastOf("spool_depth", 1) - depthAtStop);
-            double releasesPerSecond = end.get("releases") / seconds;
-            double framesDue = (double) fps * seconds;
-            List<String> report = new ArrayList<>();
-            report.add(String.format(Locale.ROOT, "outage   broker stopped %d s (SIGTERM, stop took %.1f s) at %d frames/s,"
-                    + " shipped defaults (%s); agent niced %d; %.1f min in all", outageSeconds, stopTook, fps, stack(agent.log()),
-                    agentNice, seconds(t0) / 60));
-            report.add(String.format(Locale.ROOT, "records  released %d (%d while the broker was down), acknowledged %.0f, on the topic %d"
-                            + " distinct in %d copies (%d duplicates, same event id), left in the spool at the stop %d, lost %d,"
-                            + " unknown %d, dropped by the spool %.0f", released.size(), Math.round(releasedWhileDown),
-                    end.get("acked"), follower.queries.size(), copies, duplicates, leftInSpool.size(), lost.size(), unknown.size(),
-                    end.get("spool_dropped")));
-            report.add(String.format(Locale.ROOT, "spool    peak %d records, %.2f MiB (gauge), %.2f MiB of segment files on disk;"
-                            + " %.0f bytes per record spooled; at %.2f releases/s that is %.1f MiB per hour of outage"
-                            + " (the 256 MiB default spool holds %.1f h)", Math.round(peakDepth), peakBytes / MIB,
-                    peakDirBytes / MIB, bytesPerRecord, releasesPerSecond, bytesPerRecord * releasesPerSecond * 3600 / MIB,
-                    256 * MIB / Math.max(1e-9, bytesPerRecord * releasesPerSecond * 3600)));
-            report.add(String.format(Locale.ROOT, "catch-up broker restart took %.1f s (%d start(s)); first acknowledgement %.1f s and"
-                    + " backlog sent (spool back to %.0f records) %.1f s after the restart", restartTook, restarts, firstAck[0],
-                    Math.max(depthBefore, 2), caughtUp[0]));
-            report.add(String.format(Locale.ROOT, "frames   due %.0f, sent by the camera %.0f, skipped by the camera because the agent"
-                            + " had not read the earlier ones %.0f (%.1f%%), processed by the agent %.0f (%.1f frames/s);"
-                            + " agent CPU %.0f s (%.1f ms per frame)", framesDue, end.get("camera_sent"), end.get("camera_skipped"),
-                    100 * end.get("camera_skipped") / framesDue, end.get("frames"), end.get("frames") / seconds, agentCpu,
-                    1000 * agentCpu / Math.max(1, end.get("frames"))));
-            report.add("status mid-outage: " + statusMidOutage[0]);
-            report.add("status at the end: " + statusEnd);
-            boolean ok = lost.isEmpty() && unknown.isEmpty() && end.get("spool_dropped") == 0 && released.size() > 0
-                    && released.size() == made.size();
-            double[] tMin = java.util.Arrays.stream(table.column("t_s")).map(x -> x / 60).toArray();
-            Map<String, double[]> spool = new LinkedHashMap<>();
-            spool.put("spool (MiB)", java.util.Arrays.stream(table.column("spool_bytes")).map(x -> x / MIB).toArray());
-            spool.put("spool depth (thousand records)", java.util.Arrays.stream(table.column("spool_depth")).map(x -> x / 1000).toArray());
-            spool.put("records on the topic (thousands)", java.util.Arrays.stream(table.column("topic_distinct")).map(x -> x / 1000).toArray());
-            LoadStack.chart(out.resolve("outage-" + name + "-spool.png"), String.format(Locale.ROOT,
-                    "Broker down %d s at %d frames/s (deep default): spool and topic", outageSeconds, fps), "minutes", "", false,
-                    tMin, spool);
-            System.out.println();
-            System.out.println("=== outage " + (ok ? "PASSED" : "FAILED") + " ===");
-            report.forEach(System.out::println);
-            if (!lost.isEmpty()) {
-                System.out.println("lost, e.g. " + lost.stream().limit(5).toList());
-            }
-            Files.writeString(out.resolve("outage-" + name + "-summary.txt"), String.join("\n", report) + "\n");
-            passed = ok;
-        } finally {
-            stack.close();
-            Runtime.getRuntime().removeShutdownHook(cleanup);
-            stack.keepLogsAndClean(root.resolve("k8s/local-stack/target/outage-logs"));
+    @Override
+    protected boolean measure() throws Exception {
+        String topic = Topics.query(SITE);
+        Follower follower = stack.own(new Follower(stack.bootstrap(), List.of(topic),
+                Duration.ofSeconds(beforeSeconds + outageSeconds + afterSeconds + 1800L)));
+        Cameras.Camera camera = stack.own(Cameras.live(frames, fps, Duration.ofHours(4)));
+        int port = KafkaServerProcess.freePort();
+        Path data = stack.work.resolve("agent-data");
+        Path ledger = stack.work.resolve("ledger.csv");
+        // The shipped defaults (application.yml) but for where this gateway is and what it reads.
+        ManagedProcess agent = stack.own(ManagedProcess.java("agent", DemoProcesses.classpath(root, "agent"),
+                "org.privface.agent.Application", List.of("-Xmx" + opt.get("--agent-heap"),
+                        "-Dmicronaut.server.port=" + port,
+                        "-Dagent.site-id=" + SITE,
+                        "-Dagent.gateway-id=outage-day",
+                        "-Dagent.cameras." + CAMERA + ".url=" + camera.url(),
+                        "-Dagent.data-dir=" + data,
+                        "-Dagent.ledger=" + ledger,
+                        "-Dagent.control.token=" + TOKEN),
+                List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrap(), "OMP_WAIT_POLICY", "PASSIVE"),
+                stack.work));
+        int agentNice = Integer.parseInt(opt.get("--agent-nice"));
+        if (agentNice > 0) {
+            new ProcessBuilder("renice", "-n", Integer.toString(agentNice), "-p", Long.toString(agent.pid()))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
         }
-        System.exit(passed ? 0 : 2);
+        DemoProcesses.awaitHealthy(agent, port);
+        long firstAckDeadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+        // NaN until the pipeline has started (its meters register then): not yet.
+        while (!(Prometheus.scrape(port).sum("privface_agent_uplink_acknowledged_total") >= 1)) {
+            if (System.nanoTime() > firstAckDeadline || !agent.alive()) {
+                throw new IllegalStateException("no acknowledged record within 180 s; see " + agent.log());
+            }
+            Thread.sleep(500);
+        }
+        System.out.printf("outage: agent up and acknowledged (%.0f s)%n", seconds(t0));
+
+        SampleTable table = new SampleTable(out.resolve("outage-" + name + ".csv"));
+        Sampler s = new Sampler(table, port, agent, camera, follower, data.resolve("spool"), sampleSeconds);
+        // 1. Broker up.
+        s.run("before", beforeSeconds, 0, null);
+        double depthBefore = s.maxOf("spool_depth", 0);
+        double releasesAtStop = s.last.get("releases");
+        double bytesAtStop = s.last.get("spool_bytes");
+        double depthAtStop = s.last.get("spool_depth");
+        // 2. Broker stopped (SIGTERM: it shuts down; the agent's producer gets refused connections).
+        long stopAt = System.nanoTime();
+        stack.kafka.stop();
+        double stopTook = seconds(stopAt);
+        String[] statusMidOutage = new String[1];
+        s.run("outage", outageSeconds, 1, () -> {
+            if (statusMidOutage[0] == null && seconds(stopAt) > outageSeconds / 2.0) {
+                statusMidOutage[0] = status(port);
+            }
+        });
+        double releasesAtRestart = s.last.get("releases");
+        double peakBytes = s.maxOf("spool_bytes", 1);
+        double peakDepth = s.maxOf("spool_depth", 1);
+        double peakDirBytes = s.maxOf("spool_dir_bytes", 1);
+        double ackedAtRestart = s.last.get("acked");
+        // 3. Broker restarted on the same ports and data.
+        long restartAt = System.nanoTime();
+        int restarts = restart(stack.kafka);
+        double restartTook = seconds(restartAt);
+        double[] firstAck = {Double.NaN};
+        double[] caughtUp = {Double.NaN};
+        double catchUpLimit = 600;
+        s.run("catch-up", catchUpLimit, 2, () -> {
+            if (Double.isNaN(firstAck[0]) && s.last.get("acked") > ackedAtRestart) {
+                firstAck[0] = seconds(restartAt);
+            }
+            if (Double.isNaN(caughtUp[0]) && s.last.get("spool_depth") <= Math.max(depthBefore, 2)) {
+                caughtUp[0] = seconds(restartAt);
+            }
+        }, () -> !Double.isNaN(caughtUp[0]));
+        s.run("after", afterSeconds, 3, null);
+        // 4. The camera goes away; what was released must all be sent.
+        camera.close();
+        long drainAt = System.nanoTime();
+        double prevReleases = -1;
+        while (seconds(drainAt) < 180) {
+            s.sample("drain", 4);
+            if (s.last.get("spool_depth") == 0 && s.last.get("releases") == prevReleases) {
+                break;
+            }
+            prevReleases = s.last.get("releases");
+            Thread.sleep(2000);
+        }
+        String statusEnd = status(port);
+        Map<String, Double> end = s.last;
+        double agentCpu = ProcessProbe.cpuSeconds(agent.pid());
+        agent.close(); // SIGTERM: the agent flushes its release ledger as it stops
+        // A frame still in progress at the stop can release into the spool after the uplink stopped sending:
+        // kept on disk for the next start, not lost. Counted apart.
+        Set<String> leftInSpool = new HashSet<>();
+        try (DiskSpool left = DiskSpool.open(data.resolve("spool"), 256L << 20, DropPolicy.DROP_OLDEST)) {
+            left.peek(1_000_000).forEach(e -> leftInSpool.add(e.entry().eventId()));
+        }
+        List<String> made = new ArrayList<>();
+        for (String line : Files.readAllLines(ledger)) {
+            if (!line.isBlank()) {
+                made.add(line.substring(0, line.indexOf(',')));
+            }
+        }
+        Set<String> released = new LinkedHashSet<>(made);
+        long readDeadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (!follower.queries.containsAll(released) && System.nanoTime() < readDeadline) {
+            Thread.sleep(500);
+        }
+        Set<String> lost = new LinkedHashSet<>(released);
+        lost.removeAll(follower.queries);
+        lost.removeAll(leftInSpool);
+        Set<String> unknown = new HashSet<>(follower.queries);
+        unknown.removeAll(released);
+        long copies = follower.queryCopies.get();
+        long duplicates = copies - follower.queries.size();
+
+        double seconds = end.get("t_s");
+        double releasedWhileDown = releasesAtRestart - releasesAtStop;
+        // What each record spooled while the broker was down added to the spool's files (frame and header included).
+        double bytesPerRecord = (s.lastOf("spool_bytes", 1) - bytesAtStop) / Math.max(1, s.lastOf("spool_depth", 1) - depthAtStop);
+        double releasesPerSecond = end.get("releases") / seconds;
+        double framesDue = (double) fps * seconds;
+        List<String> report = new ArrayList<>();
+        report.add(String.format(Locale.ROOT, "outage   broker stopped %d s (SIGTERM, stop took %.1f s) at %d frames/s,"
+                + " shipped defaults (%s); agent niced %d; %.1f min in all", outageSeconds, stopTook, fps, faceStack(agent.log()),
+                agentNice, seconds(t0) / 60));
+        report.add(String.format(Locale.ROOT, "records  released %d (%d while the broker was down), acknowledged %.0f, on the topic %d"
+                        + " distinct in %d copies (%d duplicates, same event id), left in the spool at the stop %d, lost %d,"
+                        + " unknown %d, dropped by the spool %.0f", released.size(), Math.round(releasedWhileDown),
+                end.get("acked"), follower.queries.size(), copies, duplicates, leftInSpool.size(), lost.size(), unknown.size(),
+                end.get("spool_dropped")));
+        report.add(String.format(Locale.ROOT, "spool    peak %d records, %.2f MiB (gauge), %.2f MiB of segment files on disk;"
+                        + " %.0f bytes per record spooled; at %.2f releases/s that is %.1f MiB per hour of outage"
+                        + " (the 256 MiB default spool holds %.1f h)", Math.round(peakDepth), peakBytes / MIB,
+                peakDirBytes / MIB, bytesPerRecord, releasesPerSecond, bytesPerRecord * releasesPerSecond * 3600 / MIB,
+                256 * MIB / Math.max(1e-9, bytesPerRecord * releasesPerSecond * 3600)));
+        report.add(String.format(Locale.ROOT, "catch-up broker restart took %.1f s (%d start(s)); first acknowledgement %.1f s and"
+                + " backlog sent (spool back to %.0f records) %.1f s after the restart", restartTook, restarts, firstAck[0],
+                Math.max(depthBefore, 2), caughtUp[0]));
+        report.add(String.format(Locale.ROOT, "frames   due %.0f, sent by the camera %.0f, skipped by the camera because the agent"
+                        + " had not read the earlier ones %.0f (%.1f%%), processed by the agent %.0f (%.1f frames/s);"
+                        + " agent CPU %.0f s (%.1f ms per frame)", framesDue, end.get("camera_sent"), end.get("camera_skipped"),
+                100 * end.get("camera_skipped") / framesDue, end.get("frames"), end.get("frames") / seconds, agentCpu,
+                1000 * agentCpu / Math.max(1, end.get("frames"))));
+        report.add("status mid-outage: " + statusMidOutage[0]);
+        report.add("status at the end: " + statusEnd);
+        boolean ok = lost.isEmpty() && unknown.isEmpty() && end.get("spool_dropped") == 0 && released.size() > 0
+                && released.size() == made.size();
+        double[] tMin = java.util.Arrays.stream(table.column("t_s")).map(x -> x / 60).toArray();
+        Map<String, double[]> spool = new LinkedHashMap<>();
+        spool.put("spool (MiB)", java.util.Arrays.stream(table.column("spool_bytes")).map(x -> x / MIB).toArray());
+        spool.put("spool depth (thousand records)", java.util.Arrays.stream(table.column("spool_depth")).map(x -> x / 1000).toArray());
+        spool.put("records on the topic (thousands)", java.util.Arrays.stream(table.column("topic_distinct")).map(x -> x / 1000).toArray());
+        chart("outage-" + name + "-spool.png", String.format(Locale.ROOT,
+                "Broker down %d s at %d frames/s (deep default): spool and topic", outageSeconds, fps), "minutes", "", false,
+                tMin, spool);
+        report(ok, report, "outage-" + name + "-summary.txt");
+        if (!lost.isEmpty()) {
+            System.out.println("lost, e.g. " + lost.stream().limit(5).toList());
+        }
+        return ok;
     }
 
     /**
@@ -300,7 +305,7 @@ public final class Outage {
     }
 
     /** The detector and embedding the agent logged at start (YuNet falls back to UltraFace), for the report. */
-    private static String stack(Path log) throws IOException {
+    private static String faceStack(Path log) throws IOException {
         List<String> said = new ArrayList<>();
         for (String line : Files.readAllLines(log)) {
             for (String what : new String[] {"face detector: ", "face embedding: "}) {

@@ -4,8 +4,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,7 +27,6 @@ import org.privface.privacy.SecureLaplace;
 import org.privface.privacy.fisher.FisherBasis;
 import org.privface.privacy.fisher.FisherMechanism;
 import org.privface.agent.publish.FacePublisher;
-import org.privface.evaluation.EvalOptions;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.TrackRelease;
 import org.privface.wire.topics.Topics;
@@ -47,16 +44,27 @@ import org.privface.wire.topics.Topics;
  * Passes when every query is answered exactly once by event id and nothing is dead-lettered.
  * Writes query-burst.csv and query-burst.png, query-burst-rate.png, query-burst-latency.png to {@code --out}.
  */
-public final class QueryBurst {
-    private static final double MIB = 1024 * 1024;
+public final class QueryBurst extends LoadRun {
+    private int records;
+    private String site;
+    private int enrollReleases;
+    private int cameras;
+    private long sampleMs;
+    private Duration timeout;
+    private LabelledFaces enroll;
+    private LabelledFaces query;
+    private FisherMechanism mechanism;
 
     private QueryBurst() {
+        super("query burst", "query-burst-logs");
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> d = new LinkedHashMap<>();
-        d.put("--root", ".");
-        d.put("--out", "docs/results");
+        new QueryBurst().run(args);
+    }
+
+    @Override
+    protected void options(Map<String, String> d) {
         d.put("--records", "100000");
         d.put("--site", "burst");
         d.put("--epsilon", "8");
@@ -65,37 +73,41 @@ public final class QueryBurst {
         d.put("--sample-ms", "1000");
         d.put("--timeout-minutes", "15");
         d.put("--recognizer-heap", "1g");
-        Map<String, String> opt = EvalOptions.parse(d, args);
-        Path root = Path.of(opt.get("--root")).toAbsolutePath().normalize();
-        Path out = root.resolve(opt.get("--out"));
-        int records = Integer.parseInt(opt.get("--records"));
-        String site = opt.get("--site");
+    }
+
+    @Override
+    protected void prepare() throws Exception {
+        records = Integer.parseInt(opt.get("--records"));
+        site = opt.get("--site");
         double epsilon = Double.parseDouble(opt.get("--epsilon"));
-        int enrollReleases = Integer.parseInt(opt.get("--enroll-releases"));
-        int cameras = Integer.parseInt(opt.get("--cameras"));
-        long sampleMs = Long.parseLong(opt.get("--sample-ms"));
-        Duration timeout = Duration.ofMinutes(Long.parseLong(opt.get("--timeout-minutes")));
-        long t0 = System.nanoTime();
+        enrollReleases = Integer.parseInt(opt.get("--enroll-releases"));
+        cameras = Integer.parseInt(opt.get("--cameras"));
+        sampleMs = Long.parseLong(opt.get("--sample-ms"));
+        timeout = Duration.ofMinutes(Long.parseLong(opt.get("--timeout-minutes")));
 
         // The gateway side, in-process: the agent's detector, basis and mechanism on the synthetic faces.
         OpenCv.load();
         AgentSettings a = new AgentSettings();
         FaceDetector detector = new FaceDetector(a.getCascade(), a.getScaleFactor(), a.getMinNeighbors(), a.getMinFaceSize(),
                 a.getMaxDetectWidth());
-        LabelledFaces enroll = FaceDatasets.detected(root.resolve("test-data/synthetic/enroll"), detector, FaceCrops.Shape.PEEP);
-        LabelledFaces query = FaceDatasets.detected(root.resolve("test-data/synthetic/query"), detector, FaceCrops.Shape.PEEP);
+        enroll = FaceDatasets.detected(root.resolve("test-data/synthetic/enroll"), detector, FaceCrops.Shape.PEEP);
+        query = FaceDatasets.detected(root.resolve("test-data/synthetic/query"), detector, FaceCrops.Shape.PEEP);
         FisherMechanism.Preset preset = FisherMechanism.Preset.forEpsilon(epsilon);
         FisherBasis basis = FisherBasis.fit(enroll.faces(), enroll.labels(), enroll.names().size(), FaceCrops.WIDTH,
                 FaceCrops.HEIGHT, preset.p(), preset.k(), preset.quantile());
-        FisherMechanism mechanism = new FisherMechanism(basis, epsilon, new SecureLaplace());
+        mechanism = new FisherMechanism(basis, epsilon, new SecureLaplace());
         System.out.printf("query burst: %d records; FISHER at epsilon %.1f (basis %s, %d dimensions); %d enrollment faces "
                         + "of %d people x %d releases, %d query faces%n", records, epsilon, basis.id(), basis.dimension(),
                 enroll.size(), enroll.names().size(), enrollReleases, query.size());
+    }
 
-        LoadStack stack = LoadStack.start(root, List.of(site));
-        Thread cleanup = new Thread(stack::close, "burst-cleanup");
-        Runtime.getRuntime().addShutdownHook(cleanup);
-        boolean passed = false;
+    @Override
+    protected List<String> sites() {
+        return List.of(site);
+    }
+
+    @Override
+    protected boolean measure() throws Exception {
         // The agent's producer (idempotent, acks=all, lz4), with bigger batches: a bulk sender, not a camera.
         Properties bulk = new Properties();
         bulk.put("batch.size", 256 * 1024);
@@ -198,7 +210,7 @@ public final class QueryBurst {
                     peakLagAt = t;
                 }
                 double cpu = ProcessProbe.cpuSeconds(stack.recognizer.pid());
-                Soak.HeapWindow h = Soak.heap(stack.recognizerGc.drain());
+                HeapWindow h = heap(stack.recognizerGc.drain());
                 LinkedHashMap<String, Double> row = new LinkedHashMap<>();
                 row.put("t_s", t);
                 row.put("produced_acked", (double) acked.get());
@@ -290,10 +302,7 @@ public final class QueryBurst {
                     mean(table.column("broker_cpu_pct")), mean(table.column("harness_cpu_pct")),
                     java.util.Arrays.stream(table.column("recognizer_rss_mib")).filter(Double::isFinite).max().orElse(Double.NaN),
                     mean(table.column("machine_busy_pct")), mean(table.column("others_pct")), seconds(t0) / 60));
-            System.out.println();
-            System.out.println("=== query burst " + (ok ? "PASSED" : "FAILED") + " ===");
-            report.forEach(System.out::println);
-            Files.writeString(out.resolve("query-burst-summary.txt"), String.join("\n", report) + "\n");
+            report(ok, report, "query-burst-summary.txt");
 
             double[] x = table.column("t_s");
             Map<String, double[]> counts = new LinkedHashMap<>();
@@ -301,25 +310,20 @@ public final class QueryBurst {
             counts.put("distinct results", table.column("results"));
             counts.put("recognizer group lag", table.column("lag"));
             counts.put("dead letters", table.column("dead_letters"));
-            LoadStack.chart(out.resolve("query-burst.png"), "Query burst of " + records + ": records and lag", "seconds",
+            chart("query-burst.png", "Query burst of " + records + ": records and lag", "seconds",
                     "records", false, x, counts);
             Map<String, double[]> rates = new LinkedHashMap<>();
             rates.put("produced/s", table.column("produced_per_s"));
             rates.put("results/s", table.column("results_per_s"));
-            LoadStack.chart(out.resolve("query-burst-rate.png"), "Query burst: production and answer rates", "seconds",
+            chart("query-burst-rate.png", "Query burst: production and answer rates", "seconds",
                     "records per second", false, x, rates);
             Map<String, double[]> latency = new LinkedHashMap<>();
             latency.put("p50", table.column("latency_p50_ms"));
             latency.put("p99", table.column("latency_p99_ms"));
-            LoadStack.chart(out.resolve("query-burst-latency.png"), "Query burst: send to recognizedAt, per sample",
+            chart("query-burst-latency.png", "Query burst: send to recognizedAt, per sample",
                     "seconds", "ms", false, x, latency);
-            passed = ok;
-        } finally {
-            stack.close();
-            Runtime.getRuntime().removeShutdownHook(cleanup);
-            stack.keepLogsAndClean(root.resolve("k8s/local-stack/target/query-burst-logs"));
+            return ok;
         }
-        System.exit(passed ? 0 : 2);
     }
 
     private static TrackRelease track(int index, int of, double epsilon, String policy, Instant windowStart) {
@@ -341,17 +345,5 @@ public final class QueryBurst {
             Thread.sleep(500);
         }
         throw new IllegalStateException("no model for site " + site + " within " + timeout);
-    }
-
-    private static double nz(double v) {
-        return Double.isNaN(v) ? 0 : v;
-    }
-
-    private static double mean(double[] v) {
-        return java.util.Arrays.stream(v).filter(Double::isFinite).average().orElse(Double.NaN);
-    }
-
-    private static double seconds(long t0) {
-        return (System.nanoTime() - t0) / 1e9;
     }
 }

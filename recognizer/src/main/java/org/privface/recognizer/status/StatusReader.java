@@ -1,4 +1,4 @@
-package org.privface.recognizer.ingest;
+package org.privface.recognizer.status;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -10,6 +10,7 @@ import io.micronaut.core.type.Argument;
 import io.micronaut.serde.ObjectMapper;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.privface.recognizer.polling.PollingWorker;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.topics.Topics;
 import org.slf4j.Logger;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Follows every site's compacted status topic, where each gateway reports the policy it applies,
  * its floor, its cameras, its budget counters and its latest policy changes (never face data),
- * and keeps each gateway's latest report and the one before, for rates.
+ * and keeps each gateway's latest report and the one before, for rates. A package of its own,
+ * beneath the gallery service (which calibrates at the ε the gateways report) and the console.
  */
 @Singleton
 public class StatusReader extends PollingWorker {

@@ -1,4 +1,4 @@
-package org.privface.recognizer.ingest;
+package org.privface.recognizer.ownership;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +26,7 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.privface.recognizer.RecognizerSettings;
+import org.privface.recognizer.polling.PollingWorker;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.InvalidRecordException;
 import org.privface.wire.KafkaClientProperties;
@@ -163,7 +164,7 @@ public class SiteOwnership extends PollingWorker {
     }
 
     /** The enrollment reader has read the site's enrollments up to the end offsets captured at its assignment. */
-    void enrollmentsReplayed(String site) {
+    public void enrollmentsReplayed(String site) {
         Owned o = owned.get(site);
         if (o != null && !o.enrollmentsReplayed) {
             o.enrollmentsReplayed = true;
@@ -172,12 +173,12 @@ public class SiteOwnership extends PollingWorker {
     }
 
     /** A counter that grows whenever the owned set changes; workers report the value they applied. */
-    long changes() {
+    public long changes() {
         return changes;
     }
 
     /** A worker that follows owned sites says it has applied the owned set of {@code change}. */
-    void reconciled(String worker, long change) {
+    public void reconciled(String worker, long change) {
         reconciled.put(worker, change);
         synchronized (changeLock) {
             changeLock.notifyAll();
@@ -333,7 +334,7 @@ public class SiteOwnership extends PollingWorker {
      * The partitions of {@code topicOf(site)} for every owned site, from the consumer's metadata;
      * a worker following owned sites assigns exactly these.
      */
-    static Set<TopicPartition> partitionsOf(org.apache.kafka.clients.consumer.Consumer<?, ?> consumer, Set<String> sites,
+    public static Set<TopicPartition> partitionsOf(org.apache.kafka.clients.consumer.Consumer<?, ?> consumer, Set<String> sites,
                                             java.util.function.Function<String, String> topicOf) {
         Set<TopicPartition> out = new java.util.HashSet<>();
         for (String site : sites) {

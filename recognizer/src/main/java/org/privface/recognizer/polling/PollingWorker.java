@@ -1,4 +1,4 @@
-package org.privface.recognizer.ingest;
+package org.privface.recognizer.polling;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,8 +24,11 @@ import org.privface.wire.KafkaClientProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A consumer loop on its own thread, started with the server and woken up to stop. */
-abstract class PollingWorker implements ApplicationEventListener<ServerStartupEvent> {
+/**
+ * A consumer loop on its own thread, started with the server and woken up to stop. Its own package,
+ * beneath ingest and ownership, because both run such loops.
+ */
+public abstract class PollingWorker implements ApplicationEventListener<ServerStartupEvent> {
     private static final Logger LOG = LoggerFactory.getLogger(PollingWorker.class);
 
     private final String name;
@@ -33,7 +36,7 @@ abstract class PollingWorker implements ApplicationEventListener<ServerStartupEv
     private volatile Consumer<?, ?> consumer;
     private volatile Thread thread;
 
-    PollingWorker(String name) {
+    protected PollingWorker(String name) {
         this.name = name;
     }
 
@@ -139,7 +142,7 @@ abstract class PollingWorker implements ApplicationEventListener<ServerStartupEv
     }
 
     @PreDestroy
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         running = false;
         Consumer<?, ?> c = consumer;
         if (c != null) {

@@ -1,0 +1,145 @@
+package org.privface.localstack;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+import org.privface.agent.capture.ImageDecoder;
+import org.privface.agent.dataset.BadDataset;
+import org.privface.agent.dataset.DatasetFolder;
+import org.privface.agent.dataset.FaceDatasets;
+import org.privface.agent.detect.FaceModels;
+import org.privface.agent.embed.FaceEmbedders;
+import org.privface.recognizer.answer.PublicStrangers;
+
+/**
+ * The demo's inputs: the face folder split into enrollment and query images (checked to decode
+ * before anything starts), and the public strangers the gallery's threshold is calibrated on.
+ * Split from {@link Demo} (issue 40).
+ */
+final class DemoFaces {
+    private DemoFaces() {
+    }
+
+    record Split(Path enroll, Path query, int people, int enrollImages, int queryImages) {
+    }
+
+    /**
+     * Uses faces/enroll and faces/query when present. Otherwise, for a plain folder-per-person
+     * dataset such as lfw5, links the first 70% of each person's images (in name order) as
+     * enrollment and the rest as queries, without copying any image. The folders are listed by
+     * {@link DatasetFolder} (its rules: links, nested and empty folders, non-image files), and every
+     * listed image must decode before anything starts: a bad one stops the demo naming it. A person
+     * with one image cannot be split into enrollment and query, so is left out, and the demo says so.
+     */
+    static Split split(Path faces, Path work) throws IOException {
+        if (Files.isDirectory(faces.resolve("enroll")) && Files.isDirectory(faces.resolve("query"))) {
+            DatasetFolder enroll = DatasetFolder.people(faces.resolve("enroll"));
+            DatasetFolder query = DatasetFolder.imagesUnder(faces.resolve("query"));
+            for (DatasetFolder d : List.of(enroll, query)) {
+                requireDecodable(d);
+            }
+            return new Split(faces.resolve("enroll"), faces.resolve("query"), enroll.people().size(),
+                    enroll.images().size(), query.images().size());
+        }
+        DatasetFolder listing = DatasetFolder.people(faces);
+        requireDecodable(listing);
+        List<String> single = listing.singleImagePeople();
+        if (single.size() == listing.people().size()) {
+            throw new BadDataset(faces + ": every person has one image; the demo enrolls some of each person's images"
+                    + " and queries the rest, so it needs people with two or more");
+        }
+        if (!single.isEmpty()) {
+            System.out.printf("left out %d people with one image (it cannot be split into enrollment and query): %s%n",
+                    single.size(), String.join(", ", single));
+        }
+        Path enroll = Files.createDirectories(work.resolve("enroll"));
+        Path query = Files.createDirectories(work.resolve("query"));
+        int people = 0;
+        int ne = 0;
+        int nq = 0;
+        for (DatasetFolder.Person person : listing.people()) {
+            List<Path> imgs = person.images();
+            if (imgs.size() < 2) {
+                continue;
+            }
+            people++;
+            int cut = (int) Math.round(imgs.size() * 0.7);
+            for (int i = 0; i < imgs.size(); i++) {
+                Path dir = Files.createDirectories((i < cut ? enroll : query).resolve(person.name()));
+                Files.createSymbolicLink(dir.resolve(imgs.get(i).getFileName()), imgs.get(i).toAbsolutePath());
+            }
+            ne += cut;
+            nq += imgs.size() - cut;
+        }
+        return new Split(enroll, query, people, ne, nq);
+    }
+
+    /** Says what the listing left out, and stops at the first image that does not decode, naming it. */
+    static void requireDecodable(DatasetFolder d) throws BadDataset {
+        if (!d.skipped().isEmpty()) {
+            System.out.printf("%s: %s%n", d.root(), DatasetFolder.summary(d.skipped()));
+        }
+        for (Path image : d.images()) {
+            try {
+                ImageDecoder.read(image).release();
+            } catch (IOException e) {
+                throw BadDataset.unusable(image, e);
+            }
+        }
+    }
+
+    /** The calibration file and, where built here, the other half of the public people: strangers calibration never saw. */
+    record Strangers(Path file, Optional<PublicStrangers> heldOut) {
+    }
+
+    /**
+     * The public strangers' file for the gallery's threshold: the one named, none, or (auto) built
+     * by {@link StrangersFile} from {@code lfw-public} (under FACE_DATASETS or ../shared/datasets):
+     * every image of every other person (about 2,400 faces, at least {@value StrangersFile#MIN_FACES}
+     * needed), raw embeddings the recognizer projects into the gallery's space; the other half of the people is kept for measuring the false-positive rate on strangers the
+     * calibration never saw. Public faces only, never the site's. The raw embeddings are cached in
+     * {@code k8s/local-stack/target/strangers-cache}, since embedding 4,840 faces takes minutes.
+     */
+    static Optional<Strangers> strangers(Path root, String option, Path work)
+            throws IOException {
+        if (option.equals("none")) {
+            return Optional.empty();
+        }
+        if (!option.equals("auto")) {
+            Path file = root.resolve(option);
+            PublicStrangers.read(file); // a bad file stops the demo here, naming it
+            return Optional.of(new Strangers(file, Optional.empty()));
+        }
+        Optional<Path> pub = FaceDatasets.root().or(() -> Optional.of(root.resolve("../shared/datasets").normalize()))
+                .map(r -> r.resolve("lfw-public")).filter(Files::isDirectory);
+        Optional<Path> yunet = FaceModels.findYunet(null).or(() -> Optional.of(root.resolve("../shared/models")
+                .resolve(FaceModels.YUNET_FILE).normalize()).filter(Files::isRegularFile));
+        String network = FaceEmbedders.DLIB; // the agent's default agent.embedder.network, which the demo keeps
+        if (pub.isEmpty() || yunet.isEmpty() || !FaceEmbedders.missing(network).isEmpty()) {
+            return Optional.empty();
+        }
+        long t0 = System.nanoTime();
+        Path cache = Files.createDirectories(root.resolve("k8s/local-stack/target/strangers-cache"));
+        Path[] files = new Path[2];
+        for (int offset = 0; offset < 2; offset++) {
+            files[offset] = cache.resolve("lfw-public-" + network + "-" + (offset == 0 ? "calibration" : "unseen") + ".txt");
+            if (!Files.isRegularFile(files[offset])) {
+                double[][] e = StrangersFile.embed(pub.get(), network, offset, work.resolve("strangers-links-" + offset),
+                        yunet.get());
+                Path tmp = work.resolve("strangers-" + offset + ".txt");
+                StrangersFile.write(tmp, "lfw-public", network, e);
+                Files.move(tmp, files[offset], java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        PublicStrangers calibration = PublicStrangers.read(files[0]);
+        PublicStrangers unseen = PublicStrangers.read(files[1]);
+        System.out.printf("public strangers: %d faces of every other lfw-public person (%s embeddings, sha256 %s) for the"
+                + " gallery's threshold; %d faces of the other people kept unseen (%.1f s)%n", calibration.directions().length,
+                network, StrangersFile.sha256(files[0]).substring(0, 16), unseen.directions().length,
+                (System.nanoTime() - t0) / 1e9);
+        return Optional.of(new Strangers(files[0], Optional.of(unseen)));
+    }
+}
