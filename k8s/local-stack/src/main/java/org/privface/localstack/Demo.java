@@ -121,7 +121,7 @@ public final class Demo {
      * person's count (the majority-class baseline) and the faces scored (their query images:
      * one labelled face per image).
      */
-    public record Score(int correct, int scored, int majority, Set<String> faces) {
+    public record Score(int correct, int scored, int majority, Set<String> faces, int unknown) {
         public double accuracy() {
             return correct / (double) Math.max(1, scored);
         }

@@ -34,6 +34,7 @@ final class DemoSummary {
                        Set<String> records) {
         int correct = 0;
         int scored = 0;
+        int unknown = 0;
         Map<String, Integer> perPerson = new HashMap<>();
         Set<String> faces = new HashSet<>();
         for (String id : records) {
@@ -47,9 +48,31 @@ final class DemoSummary {
             RecognitionResult r = results.get(id);
             if (r != null && truth.equals(r.getPredictedLabel())) {
                 correct++;
+            } else if (r == null || r.getPredictedLabel() == null) {
+                unknown++;
             }
         }
-        return new Score(correct, scored, perPerson.values().stream().max(Integer::compare).orElse(0), faces);
+        return new Score(correct, scored, perPerson.values().stream().max(Integer::compare).orElse(0), faces, unknown);
+    }
+
+    /**
+     * Whether the two forms' scores compare at the same false-positive rate. On enrolled faces,
+     * rejecting more can only turn a correct name into "unknown", so a vector that named every
+     * labelled face (FPIR 100 % on strangers, at most) scores no more at any stricter threshold,
+     * in particular at the answer's measured FPIR. A vector whose open set already said "unknown"
+     * has an FPIR the demo does not measure (no stranger's vector is released), so nothing follows.
+     */
+    static String equalFpir(Score answer, Score vector) {
+        if (vector.unknown() == 0) {
+            return String.format("the vector named all %d labelled faces (no open-set rejection), so at the answer's"
+                    + " measured FPIR (unseen strangers, above) it scores at most %.1f%% (a stricter threshold only turns"
+                    + " names into \"unknown\"); the answer scores %.1f%% there: %s", vector.scored(),
+                    100 * vector.accuracy(), 100 * answer.accuracy(),
+                    answer.accuracy() >= vector.accuracy() ? "answer >= vector at equal FPIR" : "ANSWER BELOW VECTOR");
+        }
+        return String.format("not established: the vector's open set said \"unknown\" for %d of %d labelled faces, and its"
+                + " FPIR on strangers is not measured by the demo (no stranger's vector is released)", vector.unknown(),
+                vector.scored());
     }
 
     /**
@@ -171,6 +194,7 @@ final class DemoSummary {
                     same ? "yes, the " + o.vectors().scored() + " labelled faces each gave one answer and one vector"
                             : "NO: the two forms were scored on different faces", answerEps + vectorEps, answerEps, vectorEps,
                     o.release().equals("compare") ? ", one release in each pass" : ", halves of one grant");
+            System.out.printf("equal FPIR:           %s%n", equalFpir(o.answerScore(), o.vectors()));
         }
         System.out.printf("labelled face:        %s%n", org.privface.agent.detect.LabelledFace.RULE);
         List<String> others = o.unlabelled();

@@ -105,6 +105,7 @@ class DemoAnswerTest {
         assertTrue(summary.contains(String.format("vector accuracy:      %.1f%% (%d/%d labelled faces)",
                 100 * vectors.accuracy(), vectors.correct(), vectors.scored())), summary);
         assertTrue(summary.contains("same faces:           yes"), summary);
+        assertTrue(summary.contains("equal FPIR:           "), summary);
         assertTrue(summary.contains("open set:"), summary);
     }
 }
