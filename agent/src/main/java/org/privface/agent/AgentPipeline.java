@@ -24,6 +24,7 @@ import org.privface.agent.capture.FfmpegSource;
 import org.privface.agent.capture.FrameSource;
 import org.privface.agent.control.ControlSignatures;
 import org.privface.agent.control.ControlTopic;
+import org.privface.agent.control.GatewayHealth;
 import org.privface.agent.control.GatewayState;
 import org.privface.agent.enroll.EnrollmentLedger;
 import org.privface.agent.link.GatewayLinking;
@@ -46,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * ({@link GatewayLinking}), per track (ε per appearance per budget window) where they are not.
  */
 @Singleton
-public class AgentPipeline implements ApplicationEventListener<ServerStartupEvent> {
+public class AgentPipeline implements ApplicationEventListener<ServerStartupEvent>, GatewayHealth.Watched {
     private static final Logger LOG = LoggerFactory.getLogger(AgentPipeline.class);
     /** How long stop waits for a frame already in the pipeline: far above one frame's cost (~50 ms), under k8s' 30 s grace. */
     private static final java.time.Duration FRAME_IN_PROGRESS_WAIT = java.time.Duration.ofSeconds(20);
@@ -117,10 +118,12 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         return workers.values().stream().mapToLong(w -> w.releases.get()).sum() + (e == null ? 0 : e.published.get());
     }
 
+    @Override
     public Uplink uplink() {
         return uplink;
     }
 
+    @Override
     public List<CameraSupervisor.Status> cameraStatus() {
         return supervisors.stream().map(CameraSupervisor::status).toList();
     }
@@ -256,7 +259,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         });
         // What all the noised counts together cost one person: each camera's and linking's, summed (a
         // person on every camera moves every camera's counts), so the record states its whole ε.
-        List<org.privface.agent.control.StatusCounts> counted = new ArrayList<>();
+        List<org.privface.privacy.StatusCounts> counted = new ArrayList<>();
         workers.values().forEach(w -> counted.add(w.counts()));
         link.on().ifPresent(l -> counted.add(l.counts()));
         state.register("statusCounts", () -> {

@@ -342,7 +342,7 @@ final class CameraWorker {
     /**
      * The camera's section of the status topic's report: what the face topics show anyway (releases and
      * the ε they state, the spool's losses) and the policy, and, noised and counted per person (per track
-     * where linking is off) at most once a day, the persons seen and held ({@link StatusCounts}). No
+     * where linking is off) at most once a day, the persons seen and held ({@link org.privface.privacy.StatusCounts}). No
      * frame or face count: frames processed depend on the faces in view (the pipeline's report adds the
      * frames read, which for a live camera depend on the camera alone).
      */
@@ -360,7 +360,7 @@ final class CameraWorker {
     }
 
     /** This camera's noised counts, for the gateway's total. */
-    org.privface.agent.control.StatusCounts counts() {
+    org.privface.privacy.StatusCounts counts() {
         return gate.counts();
     }
 

@@ -41,15 +41,15 @@ class LayeringTest {
             // The health check reads the pipeline's cameras; should take the supervisor and uplink only.
             new String[] {"org.privface.agent.control.GatewayHealth", "org.privface.agent.AgentPipeline"},
             // Linking counts its decisions in the status counters; StatusCounts belongs in the privacy library.
-            new String[] {"org.privface.agent.link.GatewayLinking", "org.privface.agent.control.StatusCounts"},
+            new String[] {"org.privface.agent.link.GatewayLinking", "org.privface.privacy.StatusCounts"},
             // The release gate (issue 39) counts persons seen and held the same way; same move.
-            new String[] {"org.privface.agent.link.ReleaseGate", "org.privface.agent.control.StatusCounts"},
+            new String[] {"org.privface.agent.link.ReleaseGate", "org.privface.privacy.StatusCounts"},
             // YuNet's pin reads the settings bean and a camera's settings; should take plain values.
             new String[] {"org.privface.agent.detect.YunetPin", "org.privface.agent.AgentSettings"},
             new String[] {"org.privface.agent.detect.YunetPin", "org.privface.agent.capture.CameraSettings"},
             // Data sets decode images with capture's decoder while capture lists data-set folders:
             // ImageDecoder and OpenCv should sit in a low image package of their own.
-            new String[] {"org.privface.agent.dataset.FaceDatasets", "org.privface.agent.capture.ImageDecoder"});
+            new String[] {"org.privface.agent.dataset.FaceDatasets", "org.privface.agent.image.ImageDecoder"});
 
     static final JavaClasses MAIN = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

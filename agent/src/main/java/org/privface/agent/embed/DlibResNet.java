@@ -7,7 +7,7 @@ import org.opencv.core.Mat;
 import org.opencv.core.MatOfByte;
 import org.opencv.dnn.Dnn;
 import org.opencv.dnn.Net;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 /**
  * dlib's face descriptor network ({@link DlibLayers}) as an ONNX graph written at start-up from the

@@ -26,7 +26,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.privface.agent.capture.ImageDecoder;
+import org.privface.agent.image.ImageDecoder;
 import org.privface.agent.dataset.BadDataset;
 import org.privface.agent.dataset.DatasetFolder;
 import org.privface.broker.KafkaServerProcess;

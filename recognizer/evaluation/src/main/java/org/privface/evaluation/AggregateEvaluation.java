@@ -14,7 +14,7 @@ import org.knowm.xchart.style.Styler;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.privacy.EigenBasis;
 import org.privface.privacy.aggregate.KNormGradient;
 import org.privface.privacy.aggregate.PrivateBasis;

@@ -37,7 +37,7 @@ import java.util.stream.Collectors;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.evaluation.FrontierClassifiers.Released;
 import org.privface.evaluation.FrontierFamilies.Classifier;
 import org.privface.evaluation.FrontierFamilies.Config;

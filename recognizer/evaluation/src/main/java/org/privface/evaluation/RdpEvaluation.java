@@ -22,7 +22,7 @@ import java.util.SplittableRandom;
 import org.knowm.xchart.style.Styler;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.evaluation.RdpBaselines.DctDp;
 import org.privface.privacy.SecureLaplace;
 import org.privface.privacy.SeededRandom;

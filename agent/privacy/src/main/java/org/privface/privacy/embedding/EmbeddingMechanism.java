@@ -176,17 +176,6 @@ public final class EmbeddingMechanism implements FaceMechanism {
     }
 
     /**
-     * The JDK's NIST DRBG, seeded by the system.
-     *
-     * @deprecated the library's one factory is {@link Drbg#create()}; kept for callers outside the
-     *             library (the agent's status counts) until they move
-     */
-    @Deprecated
-    public static SecureRandom drbg() {
-        return Drbg.create();
-    }
-
-    /**
      * The unit direction of the embedding's first k public coordinates. The embedding is scaled to
      * unit length first (embedders emit unit vectors; this only keeps a hostile input from
      * overflowing), and the zero vector maps to e₁.
