@@ -18,6 +18,7 @@ import io.micronaut.runtime.server.event.ServerStartupEvent;
 import io.micronaut.serde.ObjectMapper;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import org.privface.agent.answer.QueryAnswerer;
 import org.privface.agent.capture.CameraSettings;
 import org.privface.agent.capture.CameraSupervisor;
 import org.privface.agent.capture.FfmpegSource;
@@ -36,6 +37,9 @@ import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.DropReason;
 import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.publish.Uplink;
+import org.privface.agent.release.AnswerPlan;
+import org.privface.agent.release.FaceInput;
+import org.privface.agent.release.Mechanisms;
 import org.privface.wire.KafkaClientProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,7 +71,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private volatile FacePublisher publisher;
     private volatile Uplink uplink;
     private volatile ControlTopic control;
-    private volatile org.privface.agent.answer.AnswerMode answers;
+    private volatile QueryAnswerer answers;
     private volatile OriginLog origins;
     private volatile Enrollment enrollment;
     private volatile org.privface.agent.erase.ErasureFollower erasures;
@@ -192,15 +196,14 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             startErasures(mechanisms, ledger);
         }
 
-        boolean both = org.privface.agent.answer.AnswerMode.Release.parse(settings.getAnswer().getRelease())
-                == org.privface.agent.answer.AnswerMode.Release.BOTH;
-        answers = org.privface.agent.answer.AnswerMode.open(settings.getAnswer().getRelease(),
+        boolean both = QueryAnswerer.Mode.parse(settings.getAnswer().getRelease()) == QueryAnswerer.Mode.BOTH;
+        answers = QueryAnswerer.open(settings.getAnswer().getRelease(),
                 settings.getAnswer().getGalleryKeys(), settings.getSiteId(), kafka, uplink,
                 new org.privface.agent.answer.GalleryFollower.Options(settings.getDataDir().resolve(GALLERY_VERSION),
                         settings.getAnswer().getGalleryMaxAge(), java.time.Clock.systemUTC(),
                         answerEpsilon(mechanisms, policies, both)));
         if (answers != null) {
-            org.privface.agent.answer.AnswerMode a = answers;
+            QueryAnswerer a = answers;
             state.register("answer", a::report);
             state.registerLocal("answer", a::localReport);
             LOG.info("query faces release: {}", a.release());

@@ -1,4 +1,4 @@
-package org.privface.agent;
+package org.privface.agent.release;
 
 import java.util.Optional;
 
@@ -23,12 +23,12 @@ import org.privface.privacy.embedding.EmbeddingMechanism;
  * @param answerEpsilon what the answer may spend: the charge, less the vector's stated ε with {@code both}
  * @param refusal       why faces cannot be answered under this policy and gallery; then the rest is null/NaN
  */
-record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, String refusal) {
-    static AnswerPlan refused(String why) {
+public record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, String refusal) {
+    public static AnswerPlan refused(String why) {
         return new AnswerPlan(null, Double.NaN, why);
     }
 
-    boolean ok() {
+    public boolean ok() {
         return refusal == null;
     }
 
@@ -38,7 +38,7 @@ record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, String ref
      * @param gallery the gallery to answer with, if held (its space and C are checked too)
      * @param rr      the gateway's answer sampler cache
      */
-    static AnswerPlan of(Mechanisms mechanisms, SitePolicy policy, TrackBudget budget, boolean both,
+    public static AnswerPlan of(Mechanisms mechanisms, SitePolicy policy, TrackBudget budget, boolean both,
                          Optional<Gallery> gallery, AnswerRelease rr) {
         if (policy.mechanism() != Mechanism.EMBEDDING) {
             return refused("answers need the EMBEDDING mechanism, not " + policy.mechanism());

@@ -1,4 +1,4 @@
-package org.privface.agent;
+package org.privface.agent.release;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
+import org.privface.agent.AgentSettings;
 import org.privface.agent.answer.AnswerRelease;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
