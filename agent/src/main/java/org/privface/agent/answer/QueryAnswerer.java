@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Answers query faces for the camera workers: decodes a face against the site's verified gallery
- * and releases who it is by randomized response ({@link AnswerRelease}), under the site's setting
+ * and releases who it is by randomized response ({@link AnswerSampler}), under the site's setting
  * of what query faces release ({@link Mode}), with what the status report says. Answer records go out through
  * the gateway's {@link Uplink}, spooled to disk like the vectors, so a broker outage or a restart
  * loses none.
@@ -43,7 +43,7 @@ public final class QueryAnswerer implements AutoCloseable {
 
     private final Mode release;
     private final GalleryFollower gallery;
-    private final AnswerRelease answers;
+    private final AnswerSampler answers;
     private final Uplink uplink;
     private final AtomicLong released = new AtomicLong();
     private final AtomicLong withheldNoGallery = new AtomicLong();
@@ -55,7 +55,7 @@ public final class QueryAnswerer implements AutoCloseable {
     public QueryAnswerer(Mode release, String site, GalleryFollower gallery, Uplink uplink) {
         this.release = release;
         this.gallery = gallery;
-        this.answers = new AnswerRelease(site);
+        this.answers = new AnswerSampler(site);
         this.uplink = uplink;
     }
 
@@ -111,7 +111,7 @@ public final class QueryAnswerer implements AutoCloseable {
     }
 
     /** The gateway's answer samplers (one per C and ε). */
-    public AnswerRelease sampler() {
+    public AnswerSampler sampler() {
         return answers;
     }
 
@@ -138,7 +138,7 @@ public final class QueryAnswerer implements AutoCloseable {
                                        String trackId, Instant capturedAt, AnswerTrack track) {
         FaceAnswer a;
         try {
-            a = answers.release(g, m, embedding, epsilon, camera, trackId, capturedAt, track);
+            a = answers.answer(g, m, embedding, epsilon, camera, trackId, capturedAt, track);
         } catch (IllegalStateException e) {
             lastProblem = e.getMessage();
             LOG.warn("query face not answered: {}", e.getMessage());

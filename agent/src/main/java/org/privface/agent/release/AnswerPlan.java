@@ -2,7 +2,7 @@ package org.privface.agent.release;
 
 import java.util.Optional;
 
-import org.privface.agent.answer.AnswerRelease;
+import org.privface.agent.answer.AnswerSampler;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.track.TrackBudget;
@@ -39,7 +39,7 @@ public record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, Str
      * @param rr      the gateway's answer sampler cache
      */
     public static AnswerPlan of(Mechanisms mechanisms, SitePolicy policy, TrackBudget budget, boolean both,
-                         Optional<Gallery> gallery, AnswerRelease rr) {
+                         Optional<Gallery> gallery, AnswerSampler rr) {
         if (policy.mechanism() != Mechanism.EMBEDDING) {
             return refused("answers need the EMBEDDING mechanism, not " + policy.mechanism());
         }
@@ -66,7 +66,7 @@ public record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, Str
         if (gallery.isPresent()) {
             Gallery g = gallery.get();
             try {
-                AnswerRelease.checkSpace(g, em);
+                AnswerSampler.checkSpace(g, em);
             } catch (IllegalStateException e) {
                 return refused(e.getMessage());
             }
