@@ -18,12 +18,14 @@ import io.micronaut.runtime.server.event.ServerStartupEvent;
 import io.micronaut.serde.ObjectMapper;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import org.privface.agent.answer.QueryAnswerer;
 import org.privface.agent.capture.CameraSettings;
 import org.privface.agent.capture.CameraSupervisor;
 import org.privface.agent.capture.FfmpegSource;
 import org.privface.agent.capture.FrameSource;
 import org.privface.agent.control.ControlSignatures;
 import org.privface.agent.control.ControlTopic;
+import org.privface.agent.control.GatewayHealth;
 import org.privface.agent.control.GatewayState;
 import org.privface.agent.enroll.EnrollmentLedger;
 import org.privface.agent.link.GatewayLinking;
@@ -35,6 +37,9 @@ import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.DropReason;
 import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.publish.Uplink;
+import org.privface.agent.release.AnswerPlan;
+import org.privface.agent.release.FaceInput;
+import org.privface.agent.release.Mechanisms;
 import org.privface.wire.KafkaClientProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * ({@link GatewayLinking}), per track (ε per appearance per budget window) where they are not.
  */
 @Singleton
-public class AgentPipeline implements ApplicationEventListener<ServerStartupEvent> {
+public class AgentPipeline implements ApplicationEventListener<ServerStartupEvent>, GatewayHealth.Watched {
     private static final Logger LOG = LoggerFactory.getLogger(AgentPipeline.class);
     /** How long stop waits for a frame already in the pipeline: far above one frame's cost (~50 ms), under k8s' 30 s grace. */
     private static final java.time.Duration FRAME_IN_PROGRESS_WAIT = java.time.Duration.ofSeconds(20);
@@ -66,7 +71,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
     private volatile FacePublisher publisher;
     private volatile Uplink uplink;
     private volatile ControlTopic control;
-    private volatile org.privface.agent.answer.AnswerMode answers;
+    private volatile QueryAnswerer answers;
     private volatile OriginLog origins;
     private volatile Enrollment enrollment;
     private volatile org.privface.agent.erase.ErasureFollower erasures;
@@ -119,10 +124,12 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         return workers.values().stream().mapToLong(w -> w.releases.get()).sum() + (e == null ? 0 : e.published.get());
     }
 
+    @Override
     public Uplink uplink() {
         return uplink;
     }
 
+    @Override
     public List<CameraSupervisor.Status> cameraStatus() {
         return supervisors.stream().map(CameraSupervisor::status).toList();
     }
@@ -191,15 +198,14 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             startErasures(mechanisms, ledger);
         }
 
-        boolean both = org.privface.agent.answer.AnswerMode.Release.parse(settings.getAnswer().getRelease())
-                == org.privface.agent.answer.AnswerMode.Release.BOTH;
-        answers = org.privface.agent.answer.AnswerMode.open(settings.getAnswer().getRelease(),
+        boolean both = QueryAnswerer.Mode.parse(settings.getAnswer().getRelease()) == QueryAnswerer.Mode.BOTH;
+        answers = QueryAnswerer.open(settings.getAnswer().getRelease(),
                 settings.getAnswer().getGalleryKeys(), settings.getSiteId(), kafka, uplink,
                 new org.privface.agent.answer.GalleryFollower.Options(settings.getDataDir().resolve(GALLERY_VERSION),
                         settings.getAnswer().getGalleryMaxAge(), java.time.Clock.systemUTC(),
                         answerEpsilon(mechanisms, policies, both)));
         if (answers != null) {
-            org.privface.agent.answer.AnswerMode a = answers;
+            QueryAnswerer a = answers;
             state.register("answer", a::report);
             state.registerLocal("answer", a::localReport);
             LOG.info("query faces release: {}", a.release());
@@ -271,7 +277,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         });
         // What all the noised counts together cost one person: each camera's and linking's, summed (a
         // person on every camera moves every camera's counts), so the record states its whole ε.
-        List<org.privface.agent.control.StatusCounts> counted = new ArrayList<>();
+        List<org.privface.privacy.StatusCounts> counted = new ArrayList<>();
         workers.values().forEach(w -> counted.add(w.counts()));
         link.on().ifPresent(l -> counted.add(l.counts()));
         state.register("statusCounts", () -> {

@@ -12,11 +12,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.enroll.EnrollmentLedger;
 import org.privface.agent.policy.SitePolicy;
-import org.privface.privacy.FaceMechanism;
-import org.privface.privacy.Release;
 import org.privface.agent.publish.FacePublisher;
+import org.privface.agent.publish.PerturbedRecords;
 import org.privface.agent.publish.Uplink;
-import org.privface.wire.avro.PerturbedFace;
+import org.privface.agent.release.Mechanisms;
+import org.privface.agent.release.ReleaseDesk;
+import org.privface.privacy.FaceMechanism;
 import org.privface.wire.avro.TrackRelease;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +36,8 @@ final class Enrollment {
     private final Path folder;
     private final int releasesPerImage;
     private final Mechanisms mechanisms;
-    private final FacePublisher publisher;
-    private final Uplink uplink;
+    /** Mechanism → release → record → uplink; the grants are this ledger's. */
+    private final ReleaseDesk desk;
     private final EnrollmentLedger ledger;
     /** The site's pseudonym secret: each record's key is its person's pseudonym, image tag and index. */
     private final org.privface.wire.erasure.PersonKeys keys;
@@ -56,8 +57,7 @@ final class Enrollment {
         this.folder = folder;
         this.releasesPerImage = releasesPerImage;
         this.mechanisms = mechanisms;
-        this.publisher = publisher;
-        this.uplink = uplink;
+        this.desk = ReleaseDesk.enrollment(mechanisms, new PerturbedRecords(publisher.site()), uplink);
         this.ledger = ledger;
         this.site = site;
         this.keys = keys;
@@ -127,12 +127,11 @@ final class Enrollment {
             // The templates' form is marked so the recognizer builds the gallery in its space (docs/wire.md).
             String track = (form.equals(last) && templates ? TEMPLATE_TRACK_PREFIX : "enroll-") + UUID.randomUUID();
             for (int r = 0; r < c.granted(); r++) {
-                Release rel = m.perturb(faces.faces()[i]);
-                PerturbedFace rec = publisher.record(rel, "enrollment", track, Instant.now(), label,
+                desk.send(m, faces.faces()[i], track, Instant.now(), label,
                         TrackRelease.newBuilder().setReleaseIndex(have + r + 1).setEpsilonSpentInWindow(c.composedAfter()[r])
                                 .setEpsilonBudget(ledger.cap()).setBudgetPolicy("enrollment:k=" + releasesPerImage)
-                                .setWindowStartMillis(c.entry().first()).build());
-                uplink.submit(rec, org.privface.wire.erasure.PersonKeys.recordKey(pseudonym, tag, have + r + 1));
+                                .setWindowStartMillis(c.entry().first()).build(),
+                        org.privface.wire.erasure.PersonKeys.recordKey(pseudonym, tag, have + r + 1), null);
                 made++;
             }
         }

@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
@@ -13,10 +12,9 @@ import org.privface.agent.detect.FaceModels;
 import org.privface.agent.detect.YuNetDetector;
 import org.privface.agent.embed.FaceEmbedder;
 import org.privface.agent.embed.FaceEmbedders;
-import org.privface.agent.publish.FacePublisher;
+import org.privface.agent.publish.PerturbedRecords;
 import org.privface.privacy.embedding.EmbeddingMechanism;
 import org.privface.wire.FaceRecordFiles;
-import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.PerturbedFace;
 
 /**
@@ -68,14 +66,11 @@ public final class StrangerTool {
         }
         List<PerturbedFace> records = new ArrayList<>(embedded.size());
         Instant now = Instant.now();
-        // The agent's own record builder; its producer is never sent to (nothing connects before a send).
-        try (FacePublisher builder = new FacePublisher(KafkaClientProperties.bootstrap("127.0.0.1:9"), site,
-                new Properties())) {
-            for (int i = 0; i < embedded.size(); i++) {
-                String person = embedded.names().get(embedded.labels()[i]);
-                records.add(builder.record(mechanism.perturb(embedded.faces()[i]), "public-set", "public-" + (i + 1),
-                        now, person));
-            }
+        // The agent's own record builder: the records are written to a file, not sent.
+        PerturbedRecords builder = new PerturbedRecords(site);
+        for (int i = 0; i < embedded.size(); i++) {
+            String person = embedded.names().get(embedded.labels()[i]);
+            records.add(builder.of(mechanism.perturb(embedded.faces()[i]), "public-set", "public-" + (i + 1), now, person));
         }
         FaceRecordFiles.write(out, records);
         System.out.printf("%d faces of %d public people, each released once at ε %s per face (%s, %s) -> %s%n",

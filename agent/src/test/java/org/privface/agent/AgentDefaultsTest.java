@@ -21,6 +21,7 @@ import org.privface.agent.detect.YunetPin;
 import org.privface.agent.embed.FaceEmbedders;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
+import org.privface.agent.release.FaceInput;
 
 /**
  * The agent started with no settings of its own (the shipped application.yml, nothing else) runs

@@ -28,6 +28,7 @@ import org.privface.kafka.testkit.RealKafka;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
 import org.privface.wire.topics.Topics;
+import org.privface.agent.release.Mechanisms;
 
 /** The agent on the synthetic faces in test-data/, publishing to a real broker. */
 @MicronautTest

@@ -35,6 +35,7 @@ import org.privface.agent.publish.Uplink;
 import org.privface.kafka.testkit.RealKafka;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
+import org.privface.agent.release.Mechanisms;
 
 /**
  * Two people walk past the camera in walkby.avi (test-data/synthetic/walkby.csv: person-a in

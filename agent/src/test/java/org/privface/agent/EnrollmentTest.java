@@ -31,6 +31,7 @@ import org.privface.agent.publish.DiskSpool;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
+import org.privface.agent.release.Mechanisms;
 
 /**
  * The enrollment folder (test-data/synthetic/enroll) published through the enrollment ledger, to

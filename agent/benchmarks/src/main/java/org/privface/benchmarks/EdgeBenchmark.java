@@ -37,7 +37,7 @@ import org.privface.agent.policy.Mechanism;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.FacePublisher;
 import org.privface.agent.track.BudgetPolicy;

@@ -11,7 +11,7 @@ import org.opencv.core.Mat;
 import org.opencv.imgcodecs.Imgcodecs;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceModels;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.agent.detect.YuNetDetector;
 import org.privface.agent.embed.DlibResNet;
 import org.privface.agent.embed.FaceEmbedder;

@@ -36,7 +36,7 @@ import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceFinder;
 import org.privface.agent.detect.FaceModels;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.agent.detect.UltraFaceDetector;
 import org.privface.agent.detect.YuNetDetector;
 import org.privface.agent.embed.FaceEmbedder;

@@ -29,27 +29,43 @@ public final class PeepMechanism implements FaceMechanism {
         switch (mode) {
             case VECTOR -> {
                 epsilonPerCoordinate = epsilon / nc;
-                epsilonPerFace = epsilon;
+                epsilonPerFace = statedEpsilon(mode, epsilon, nc, d);
                 noiseScale = nc / epsilon;
             }
             case L1_CLIP -> {
                 // One coordinate can carry the whole L1 distance 2C, so one coordinate can cost the whole ε.
                 epsilonPerCoordinate = epsilon;
-                epsilonPerFace = epsilon;
+                epsilonPerFace = statedEpsilon(mode, epsilon, nc, d);
                 noiseScale = 2 * basis.l1Radius() / epsilon;
             }
             case PAPER_PCA -> {
                 epsilonPerCoordinate = epsilon;
-                epsilonPerFace = nc * epsilon;
+                epsilonPerFace = statedEpsilon(mode, epsilon, nc, d);
                 noiseScale = 1.0 / epsilon;
             }
             case PAPER_PIXEL -> {
                 epsilonPerCoordinate = epsilon;
-                epsilonPerFace = d * epsilon;
+                epsilonPerFace = statedEpsilon(mode, epsilon, nc, d);
                 noiseScale = 1.0 / epsilon;
             }
             default -> throw new IllegalArgumentException("unsupported mode " + mode);
         }
+    }
+
+    /**
+     * The ε per face a release in this mode states, from the basis' shape alone: the whole ε in the
+     * per-face modes, nc·ε (paper-pca) or d·ε (paper-pixel) in the paper modes.
+     *
+     * @param components the basis' nc
+     * @param pixels     the crop's d
+     */
+    public static double statedEpsilon(SensitivityMode mode, double epsilon, int components, int pixels) {
+        Privacy.checkEpsilon(epsilon);
+        return switch (mode) {
+            case VECTOR, L1_CLIP -> epsilon;
+            case PAPER_PCA -> components * epsilon;
+            case PAPER_PIXEL -> pixels * epsilon;
+        };
     }
 
     @Override

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * embedding   aggregate        embedding LDP; central-DP aggregates, K-norm
  * gdp   fisher   rdp   latent  one mechanism family each
  * org.privface.privacy         the floor: Drbg, ExactCoins, ExactDraws, SecureLaplace, L1Ball,
- *                              Privacy, Release, SpentEpsilon, EigenBasis, PEEP
+ *                              Privacy, Release, SpentEpsilon, EigenBasis, PEEP, StatusCounts
  * </pre>
  */
 class LayeringTest {

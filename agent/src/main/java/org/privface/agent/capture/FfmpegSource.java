@@ -17,6 +17,7 @@ import org.bytedeco.javacv.FrameGrabber;
 import org.bytedeco.javacv.OpenCVFrameConverter;
 import org.opencv.core.Mat;
 import org.opencv.imgproc.Imgproc;
+import org.privface.agent.image.ImageDecoder;
 
 /**
  * Frames from an RTSP camera, an HTTP MJPEG stream, a V4L2 device or any video file FFmpeg reads, as BGR

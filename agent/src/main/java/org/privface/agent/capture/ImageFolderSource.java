@@ -7,9 +7,10 @@ import java.util.Optional;
 
 import org.opencv.core.Mat;
 import org.privface.agent.dataset.DatasetFolder;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.privface.agent.image.ImageDecoder;
 
 /**
  * Every image under a folder, as {@link DatasetFolder#imagesUnder} lists it (links followed, nested

@@ -7,7 +7,7 @@ import java.util.Optional;
 import org.opencv.core.Mat;
 import org.opencv.videoio.VideoCapture;
 import org.opencv.videoio.Videoio;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 /**
  * Frames of a video file through OpenCV's VideoCapture. The OpenCV builds available here have no

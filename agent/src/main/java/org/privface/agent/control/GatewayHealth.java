@@ -8,7 +8,6 @@ import java.util.Map;
 import io.micronaut.health.HealthStatus;
 import io.micronaut.management.health.indicator.AbstractHealthIndicator;
 import jakarta.inject.Singleton;
-import org.privface.agent.AgentPipeline;
 import org.privface.agent.capture.CameraSupervisor;
 import org.privface.agent.publish.Uplink;
 
@@ -21,9 +20,17 @@ import org.privface.agent.publish.Uplink;
 public class GatewayHealth extends AbstractHealthIndicator<Map<String, Object>> {
     static final Duration BROKER_GRACE = Duration.ofMinutes(1);
 
-    private final AgentPipeline pipeline;
+    /** What the check reads: the cameras' states and the uplink (the pipeline offers both). */
+    public interface Watched {
+        List<CameraSupervisor.Status> cameraStatus();
 
-    public GatewayHealth(AgentPipeline pipeline) {
+        /** The gateway's uplink; null before the pipeline has started one. */
+        Uplink uplink();
+    }
+
+    private final Watched pipeline;
+
+    public GatewayHealth(Watched pipeline) {
         this.pipeline = pipeline;
     }
 

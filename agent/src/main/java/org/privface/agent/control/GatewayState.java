@@ -24,7 +24,7 @@ import org.privface.agent.policy.SitePolicy;
  * What the gateway reports about itself (REST status, the site's status topic): the policy in
  * force, its floor, the cameras and the budget counters. Holds no pixels and no face data. The
  * status topic gets {@link #report}: aggregates only, with the counts that depend on linking and
- * withholding noised ({@link StatusCounts}); the authenticated REST status adds the exact local
+ * withholding noised ({@link org.privface.privacy.StatusCounts}); the authenticated REST status adds the exact local
  * sections ({@link #localReport}).
  */
 @Singleton

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 
 import org.opencv.core.CvType;
 import org.opencv.core.Mat;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 /**
  * Binary PGM (P5, 8-bit) reader. The header may hold comments, so it is parsed token by token

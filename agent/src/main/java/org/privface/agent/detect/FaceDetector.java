@@ -9,6 +9,7 @@ import org.opencv.core.Rect;
 import org.opencv.core.Size;
 import org.opencv.imgproc.Imgproc;
 import org.opencv.objdetect.CascadeClassifier;
+import org.privface.agent.image.OpenCv;
 
 /**
  * Finds faces with an OpenCV cascade. Not thread-safe (CascadeClassifier is not): one per camera

@@ -11,6 +11,7 @@ import org.opencv.core.Size;
 import org.opencv.dnn.Dnn;
 import org.opencv.dnn.Net;
 import org.opencv.imgproc.Imgproc;
+import org.privface.agent.image.OpenCv;
 
 /**
  * The detector a package registry ships: UltraFace RFB-320 ({@code fr_detect.onnx}) for boxes,

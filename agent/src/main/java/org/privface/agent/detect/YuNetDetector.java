@@ -9,6 +9,7 @@ import org.opencv.core.Rect;
 import org.opencv.core.Size;
 import org.opencv.imgproc.Imgproc;
 import org.opencv.objdetect.FaceDetectorYN;
+import org.privface.agent.image.OpenCv;
 
 /**
  * YuNet (Wu, Peng, Yu 2023) through OpenCV's {@code FaceDetectorYN}: boxes, five landmarks and a

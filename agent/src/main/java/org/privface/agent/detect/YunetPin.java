@@ -4,9 +4,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-import io.micronaut.context.annotation.Context;
-import org.privface.agent.AgentSettings;
-import org.privface.agent.capture.CameraSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,18 +13,20 @@ import org.slf4j.LoggerFactory;
  * version, a damaged ConfigMap) stops the start-up with an error that names the file and both
  * hashes, instead of failing later on the pipeline's thread. A configured path that does not exist
  * stops it too; with no path configured and no file under FACE_MODELS, the packaged UltraFace runs
- * (logged by {@link FaceFinders}).
+ * (logged by {@link FaceFinders}). Built eagerly from the settings by {@code org.privface.agent.ModelPins}.
  */
-@Context
 public final class YunetPin {
     private static final Logger LOG = LoggerFactory.getLogger(YunetPin.class);
 
     private final Optional<Path> checked;
 
-    public YunetPin(AgentSettings settings, List<CameraSettings> cameras) {
-        boolean wanted = isYunet(settings.getDetector())
-                || cameras.stream().anyMatch(c -> c.getDetector() != null && isYunet(c.getDetector()));
-        checked = wanted ? check(settings.getYunetModel()) : Optional.empty();
+    /**
+     * @param detectors  the gateway's detector and each camera's (null entries: a camera without its own)
+     * @param yunetModel {@code agent.yunet-model}, or null to look under FACE_MODELS
+     */
+    public YunetPin(List<String> detectors, String yunetModel) {
+        boolean wanted = detectors.stream().anyMatch(d -> d != null && isYunet(d));
+        checked = wanted ? check(yunetModel) : Optional.empty();
     }
 
     /** The checked model, empty when no detector asks for YuNet or none is installed. */

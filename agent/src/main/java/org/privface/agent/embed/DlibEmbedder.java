@@ -8,7 +8,7 @@ import org.opencv.core.Mat;
 import org.opencv.imgproc.Imgproc;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceModels;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 /**
  * dlib's 128-d face descriptor ({@link DlibResNet}) behind the agent's embedding seam. The face is

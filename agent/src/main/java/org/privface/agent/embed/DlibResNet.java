@@ -12,7 +12,7 @@ import org.opencv.core.Mat;
 import org.opencv.core.MatOfByte;
 import org.opencv.dnn.Dnn;
 import org.opencv.dnn.Net;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.slf4j.LoggerFactory;
 
 /**

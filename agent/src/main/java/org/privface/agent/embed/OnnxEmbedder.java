@@ -10,7 +10,7 @@ import org.opencv.dnn.Dnn;
 import org.opencv.dnn.Net;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceModels;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 /**
  * Any ONNX face-embedding network read with OpenCV's {@code Dnn.readNet}: the face is aligned to

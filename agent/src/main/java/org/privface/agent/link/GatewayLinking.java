@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 
 import org.opencv.core.Mat;
 import org.opencv.core.Rect;
-import org.privface.agent.control.StatusCounts;
+import org.privface.privacy.StatusCounts;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.capture.SteadyClock;
 

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
-import org.privface.agent.control.StatusCounts;
+import org.privface.privacy.StatusCounts;
 import org.privface.agent.track.TrackBudget;
 
 /**

@@ -1,10 +1,7 @@
 package org.privface.agent.publish;
 
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -16,16 +13,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.privface.privacy.Release;
 import org.privface.wire.FaceRecords;
 import org.privface.wire.KafkaClientProperties;
-import org.privface.wire.avro.MechanismParams;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
-import org.privface.wire.avro.SanitizedImage;
 import org.privface.wire.avro.TrackRelease;
 import org.privface.wire.topics.Topics;
 
 /**
- * Publishes perturbed faces. The only input it accepts is a {@link Release}, which holds noisy
- * coordinates and no pixels. Idempotent producer with acks=all, so broker retries never
+ * Sends perturbed faces' records ({@link PerturbedRecords} builds them from a {@link Release},
+ * which holds noisy coordinates and no pixels) and the spool's encoded ones. Idempotent producer with acks=all, so broker retries never
  * duplicate a record; keyed by camera so one camera's records stay in order.
  */
 public final class FacePublisher implements AutoCloseable {
@@ -58,57 +53,27 @@ public final class FacePublisher implements AutoCloseable {
         this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     }
 
-    /** Builds the wire record for a release; a fresh event id per release. */
+    /** The site whose topics this publisher sends to. */
+    public String site() {
+        return siteId;
+    }
+
+    /**
+     * Builds the wire record for a release.
+     *
+     * @deprecated build records with {@link PerturbedRecords}; this publisher only sends. Kept for
+     *             the callers outside the agent (load runs, whole-system tests) until they move.
+     */
+    @Deprecated
     public PerturbedFace record(Release r, String cameraId, String trackId, Instant capturedAt, String enrollmentLabel) {
         return record(r, cameraId, trackId, capturedAt, enrollmentLabel, null);
     }
 
-    /**
-     * Builds the wire record for a release; a fresh event id per release.
-     *
-     * @param track where the release stands in its track's budget, or null
-     */
+    /** @deprecated as above */
+    @Deprecated
     public PerturbedFace record(Release r, String cameraId, String trackId, Instant capturedAt, String enrollmentLabel,
                                 TrackRelease track) {
-        List<Float> v = new ArrayList<>(r.vector().length);
-        for (double x : r.vector()) {
-            v.add((float) x);
-        }
-        return PerturbedFace.newBuilder()
-                .setEventId(UUID.randomUUID().toString())
-                .setSiteId(siteId)
-                .setCameraId(cameraId)
-                .setTrackId(trackId)
-                .setCaptureTimestamp(capturedAt)
-                .setKind(enrollmentLabel == null ? RecordKind.QUERY : RecordKind.ENROLLMENT)
-                .setMechanism(MechanismParams.newBuilder()
-                        .setName(r.mechanism())
-                        .setSensitivityMode(r.mode())
-                        .setEpsilonPerCoordinate(r.epsilonPerCoordinate())
-                        .setEpsilonPerFace(r.epsilonPerFace())
-                        .setNoiseScale(r.noiseScale())
-                        .setBasisId(r.basisId())
-                        .setDelta(r.delta())
-                        .setMu(Double.isNaN(r.mu()) ? null : r.mu())
-                        .build())
-                .setDimension(v.size())
-                .setVector(v)
-                .setEnrollmentLabel(enrollmentLabel)
-                .setTrack(track)
-                .setSanitizedImage(r.image() == null ? null : image(r.image(), r))
-                .build();
-    }
-
-    private static SanitizedImage image(double[] px, Release r) {
-        List<Float> v = new ArrayList<>(px.length);
-        for (double x : px) {
-            v.add((float) x);
-        }
-        int side = (int) Math.round(Math.sqrt(px.length));
-        if (side * side != px.length) {
-            throw new IllegalArgumentException("sanitized images are square; got " + px.length + " pixels from " + r.mechanism());
-        }
-        return SanitizedImage.newBuilder().setWidth(side).setHeight(side).setPixels(v).build();
+        return new PerturbedRecords(siteId).of(r, cameraId, trackId, capturedAt, enrollmentLabel, track);
     }
 
     /** Sends a record to its site's enrollment or query topic; completes on broker acknowledgement. */

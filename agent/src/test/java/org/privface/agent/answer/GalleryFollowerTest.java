@@ -121,10 +121,10 @@ class GalleryFollowerTest {
             templates[c] = m.direction(faces[c]);
         }
         Gallery g = new Gallery(4, m.releaseSpace(), List.of("alice", "bob", "carol"), templates, 0.99);
-        AnswerRelease release = new AnswerRelease(SITE);
+        AnswerSampler release = new AnswerSampler(SITE);
         int right = 0;
         for (int i = 0; i < 200; i++) {
-            FaceAnswer a = release.release(g, m, faces[i % 3], 10, "cam-1", "t-" + i, Instant.now(), null);
+            FaceAnswer a = release.answer(g, m, faces[i % 3], 10, "cam-1", "t-" + i, Instant.now(), null);
             FaceAnswer back = FaceRecords.decodeAnswer(FaceRecords.encode(a));
             assertEquals(release.sampler(3, 10).epsilon(), back.getMechanism().getEpsilonPerFace());
             assertTrue(back.getMechanism().getEpsilonPerFace() <= 10);
@@ -135,7 +135,7 @@ class GalleryFollowerTest {
         assertTrue(right >= 198, "kept " + right + " of 200");
         Gallery elsewhere = new Gallery(5, "dlib-x.k" + k, List.of("a", "b", "c"), templates, 0);
         assertThrows(IllegalStateException.class,
-                () -> release.release(elsewhere, m, faces[0], 10, "cam-1", "t", Instant.now(), null));
+                () -> release.answer(elsewhere, m, faces[0], 10, "cam-1", "t", Instant.now(), null));
     }
 
     static void waitFor(java.util.function.BooleanSupplier done) throws InterruptedException {

@@ -19,7 +19,7 @@ import org.opencv.core.Core;
 import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.opencv.core.Scalar;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class FfmpegSourceTest {

@@ -18,7 +18,8 @@ import org.opencv.core.Scalar;
 import org.opencv.core.Size;
 import org.opencv.imgcodecs.Imgcodecs;
 import org.opencv.videoio.VideoWriter;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
+import org.privface.agent.image.ImageDecoder;
 
 class FrameSourceTest {
 

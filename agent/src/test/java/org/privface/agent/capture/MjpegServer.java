@@ -19,7 +19,7 @@ import org.opencv.core.Point;
 import org.opencv.core.Scalar;
 import org.opencv.imgcodecs.Imgcodecs;
 import org.opencv.imgproc.Imgproc;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 /**
  * An IP camera stand-in on loopback: JPEG frames as multipart/x-mixed-replace, the way most cameras serve

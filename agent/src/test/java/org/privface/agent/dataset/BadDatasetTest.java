@@ -23,7 +23,7 @@ import org.opencv.imgcodecs.Imgcodecs;
 import org.privface.agent.capture.Frame;
 import org.privface.agent.capture.ImageFolderSource;
 import org.privface.agent.detect.FaceDetector;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 /**
  * Every bad input a data-set folder can hold, on small data sets generated in a temp folder: each

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import org.privface.agent.dataset.FaceDatasets;
+import org.privface.agent.image.OpenCv;
 
 /** Test fixtures for the deep models and the real-face sets: each skips, with the reason, when absent. */
 public final class DeepModels {

@@ -16,7 +16,8 @@ import org.opencv.core.Rect;
 import org.opencv.core.Scalar;
 import org.opencv.core.Size;
 import org.opencv.imgproc.Imgproc;
-import org.privface.agent.capture.ImageDecoder;
+import org.privface.agent.image.ImageDecoder;
+import org.privface.agent.image.OpenCv;
 
 /** Faces at and beyond the edge of a frame: dropped, never clipped into a different face, never a crash. */
 class FaceCropsTest {

@@ -14,6 +14,7 @@ import org.opencv.core.Rect;
 import org.opencv.core.Size;
 import org.opencv.imgcodecs.Imgcodecs;
 import org.opencv.imgproc.Imgproc;
+import org.privface.agent.image.OpenCv;
 
 /** maxDetectWidth: the cascade scans a shrunk copy, and boxes still come back in frame pixels. */
 class FaceDetectorTest {

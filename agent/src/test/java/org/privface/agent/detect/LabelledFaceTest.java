@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.opencv.core.Rect;
+import org.privface.agent.image.OpenCv;
 
 /** The face a labelled image's label belongs to: the largest and most central. */
 class LabelledFaceTest {

@@ -12,7 +12,7 @@ import org.opencv.core.Mat;
 import org.opencv.core.Point;
 import org.opencv.core.Scalar;
 import org.opencv.imgproc.Imgproc;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 class FaceAlignmentTest {
     @BeforeAll

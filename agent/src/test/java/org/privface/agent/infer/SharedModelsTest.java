@@ -15,7 +15,7 @@ import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.privface.agent.detect.DetectedFace;
 import org.privface.agent.detect.FaceFinder;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 class SharedModelsTest {
     /** A real (if trivial) detector: one face at the frame's centre, built and run counted. */

@@ -16,7 +16,7 @@ import org.opencv.core.CvType;
 import org.opencv.core.Mat;
 import org.opencv.core.Rect;
 import org.privface.agent.detect.DetectedFace;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 class GatewayLinkingTest {
     static final float[] FIVE_POINTS = {10, 10, 30, 10, 20, 20, 12, 30, 28, 30};

@@ -17,7 +17,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
-import org.privface.agent.control.StatusCounts;
+import org.privface.privacy.StatusCounts;
 import org.privface.agent.track.BudgetPolicy;
 import org.privface.agent.track.TrackBudget;
 

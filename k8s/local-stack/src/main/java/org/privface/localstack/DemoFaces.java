@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-import org.privface.agent.capture.ImageDecoder;
+import org.privface.agent.image.ImageDecoder;
 import org.privface.agent.dataset.BadDataset;
 import org.privface.agent.dataset.DatasetFolder;
 import org.privface.agent.dataset.FaceDatasets;

@@ -30,7 +30,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
-import org.privface.agent.answer.AnswerRelease;
+import org.privface.agent.answer.AnswerSampler;
 import org.privface.agent.answer.GalleryFollower;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
@@ -157,7 +157,7 @@ class AnswerLoopTest {
                 }
                 Gallery g = follower.current().orElseThrow(() -> new AssertionError(follower.whyNone().orElse("")));
                 assertEquals(0, follower.refusedCount());
-                AnswerRelease release = new AnswerRelease(SITE);
+                AnswerSampler release = new AnswerSampler(SITE);
                 TrackBudget budget = new TrackBudget(BudgetPolicy.parse("once"), EPSILON, Duration.ofMinutes(5));
                 try (KafkaProducer<String, byte[]> p = producer(agent)) {
                     for (int i : queries) {
@@ -166,7 +166,7 @@ class AnswerLoopTest {
                         AnswerTrack t = AnswerTrack.newBuilder().setReleaseIndex(grant.releaseIndex())
                                 .setEpsilonSpentInWindow(grant.epsilonSpentInWindow()).setEpsilonBudget(grant.epsilonBudget())
                                 .setBudgetPolicy(grant.policy()).setLinking(false).setPersonEpsilonBudget(null).build();
-                        FaceAnswer a = release.release(g, m, faces.faces()[i], grant.epsilonForThisRelease(), "cam-1", track,
+                        FaceAnswer a = release.answer(g, m, faces.faces()[i], grant.epsilonForThisRelease(), "cam-1", track,
                                 Instant.now(), t);
                         assertTrue(budget.request(track, 2, Instant.now()).isEmpty(), "the track's budget is spent");
                         p.send(new ProducerRecord<>(Topics.answer(SITE), a.getCameraId(), FaceRecords.encode(a))).get();
@@ -197,7 +197,7 @@ class AnswerLoopTest {
             }
 
             // Every record's form and ε.
-            double stated = new AnswerRelease(SITE).sampler(model.getLabels().size(), EPSILON).epsilon();
+            double stated = new AnswerSampler(SITE).sampler(model.getLabels().size(), EPSILON).epsilon();
             assertTrue(stated <= EPSILON && stated > EPSILON - 1e-6, "stated ε " + stated);
             assertEquals(sent.size(), read.size());
             int right = 0;

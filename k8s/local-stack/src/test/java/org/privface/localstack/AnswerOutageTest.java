@@ -30,7 +30,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.privface.agent.answer.AnswerMode;
+import org.privface.agent.answer.QueryAnswerer;
 import org.privface.agent.publish.DiskSpool;
 import org.privface.agent.publish.DropPolicy;
 import org.privface.agent.publish.FacePublisher;
@@ -73,7 +73,7 @@ class AnswerOutageTest {
     private static final int AFTER = 10;
 
     /** The gateway's publishing side, opened and closed in AgentPipeline's order. */
-    private record Gateway(FacePublisher publisher, DiskSpool spool, Uplink uplink, AnswerMode answers, long foundAtStart)
+    private record Gateway(FacePublisher publisher, DiskSpool spool, Uplink uplink, QueryAnswerer answers, long foundAtStart)
             implements AutoCloseable {
         static Gateway open(Path dataDir, String bootstrap) throws Exception {
             KafkaClientProperties client = KafkaClientProperties.bootstrap(bootstrap);
@@ -81,7 +81,7 @@ class AnswerOutageTest {
             DiskSpool spool = DiskSpool.open(dataDir.resolve("spool"), DiskSpool.Options.of(64L << 20, DropPolicy.DROP_NEWEST));
             long found = spool.depth();
             Uplink uplink = new Uplink(publisher, spool, new SimpleMeterRegistry(), SITE);
-            AnswerMode answers = AnswerMode.open("answer", Map.of("recognizer-1", SignedControl.base64(RECOGNIZER.getPublic())),
+            QueryAnswerer answers = QueryAnswerer.open("answer", Map.of("recognizer-1", SignedControl.base64(RECOGNIZER.getPublic())),
                     SITE, client, uplink);
             return new Gateway(publisher, spool, uplink, answers, found);
         }

@@ -19,7 +19,7 @@ import org.opencv.core.MatOfByte;
 import org.opencv.core.Scalar;
 import org.opencv.imgcodecs.Imgcodecs;
 import org.privface.agent.dataset.BadDataset;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 
 /** The demo's {@code -Ddemo.faces} folder on bad input: it splits what it can and says what it left out, or stops naming the file. */
 class DemoSplitTest {

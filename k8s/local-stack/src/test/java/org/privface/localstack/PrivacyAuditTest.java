@@ -49,7 +49,7 @@ import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.broker.KafkaServerProcess;
 import org.privface.broker.ManagedProcess;
 import org.privface.privacy.L1Ball;

@@ -434,7 +434,7 @@ final class TopicAudit {
                     "noised", obj("persons", "linkedPersons", "noise", NOISE)),
             // What the noised counts together cost one person (AgentPipeline).
             "statusCounts", obj("unit", "epsilonPerPersonPerWindow", "epsilonPerPersonPerDay", "covers"),
-            // The answer release (AnswerMode.report): the setting, the ε per answer, the gallery held and why
+            // The answer release (QueryAnswerer.report): the setting, the ε per answer, the gallery held and why
             // galleries or faces were refused; counts of the gateway's own answers, nothing of a person (issue 38).
             "answer", obj("release", "answerEpsilon", "gallery", obj("version", "identities", "basisId", "builtAt",
                     "calibrationEpsilon", "calibrationRule", "calibrationStrangers", "none", "refused", "lastRefusal"),

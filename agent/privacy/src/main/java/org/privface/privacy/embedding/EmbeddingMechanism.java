@@ -166,6 +166,15 @@ public final class EmbeddingMechanism implements FaceMechanism {
     }
 
     /**
+     * The ε a {@link #publicPreset} at this noise, shape and ε would state, without building it:
+     * the sign-cap's exact bound (at most ε), the whole ε for Laplace and Gaussian noise.
+     */
+    public static double statedEpsilon(Noise noise, Preset preset, double epsilon) {
+        Privacy.checkEpsilon(epsilon);
+        return noise == Noise.SIGN_CAP ? HammingCap.statedEpsilon(preset.k(), preset.radius(), epsilon) : epsilon;
+    }
+
+    /**
      * The sign-cap a gallery's templates are released at, for {@code people} enrolled people at ε
      * per enrolled image ({@link TemplatePresets}): another shape than the query vector's preset.
      */
@@ -173,17 +182,6 @@ public final class EmbeddingMechanism implements FaceMechanism {
         Preset preset = TemplatePresets.forGallery(modelId, epsilon, people).preset();
         return new EmbeddingMechanism(EmbeddingBasis.bundled(modelId), true, Noise.SIGN_CAP, preset.k(), preset.radius(),
                 epsilon, Drbg.create());
-    }
-
-    /**
-     * The JDK's NIST DRBG, seeded by the system.
-     *
-     * @deprecated the library's one factory is {@link Drbg#create()}; kept for callers outside the
-     *             library (the agent's status counts) until they move
-     */
-    @Deprecated
-    public static SecureRandom drbg() {
-        return Drbg.create();
     }
 
     /**

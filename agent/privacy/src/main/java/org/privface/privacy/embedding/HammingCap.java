@@ -56,6 +56,15 @@ public final class HammingCap {
      * (chosen on public data), p follows from ε.
      */
     public static HammingCap forEpsilon(int bits, int radius, double epsilon, SecureRandom random) {
+        return new HammingCap(bits, radius, pNumeratorFor(bits, radius, epsilon), random);
+    }
+
+    /** The ε a cap made by {@link #forEpsilon} states, worked out without making the cap. */
+    public static double statedEpsilon(int bits, int radius, double epsilon) {
+        return epsilon(bits, radius, pNumeratorFor(bits, radius, epsilon));
+    }
+
+    private static long pNumeratorFor(int bits, int radius, double epsilon) {
         Privacy.checkEpsilon(epsilon);
         checkShape(bits, radius);
         BigInteger[] c = binomials(bits);
@@ -78,7 +87,7 @@ public final class HammingCap {
                 hi = mid - 1;
             }
         }
-        return new HammingCap(bits, radius, lo, random);
+        return lo;
     }
 
     public HammingCap(int bits, int radius, long pNumerator, SecureRandom random) {

@@ -98,6 +98,29 @@ public final class RdpMechanism {
     }
 
     /**
+     * The ε per face the mechanism above would state, without building it: STRICT's rounded-up sum
+     * over its kept features (at most ε), unbounded for the paper modes.
+     */
+    public static double statedEpsilon(RdpBasis basis, RdpMode mode, double epsilon) {
+        Privacy.checkEpsilon(epsilon);
+        if (mode != RdpMode.STRICT) {
+            return Double.POSITIVE_INFINITY;
+        }
+        int keep = DEFAULT_STRICT_KEEP;
+        if (keep < 1 || keep > basis.size()) {
+            throw new IllegalArgumentException("keep must be in [1, " + basis.size() + "], was " + keep);
+        }
+        double[] delta = new double[keep];
+        double[] omega = new double[keep];
+        for (int r = 0; r < keep; r++) {
+            int k = basis.rankedByInfluence(r);
+            delta[r] = basis.upper(k) - basis.lower(k);
+            omega[r] = basis.omega(k);
+        }
+        return SpentEpsilon.checkWithin(SpentEpsilon.quotientSumUp(delta, RdpScales.strict(delta, omega, epsilon)), epsilon);
+    }
+
+    /**
      * Sanitizes one face (row-major pixels in [0, 1] at the basis' size).
      *
      * @param withImage also inverse-transform to the sanitized image; STRICT's features do not need it

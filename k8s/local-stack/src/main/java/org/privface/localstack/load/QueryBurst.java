@@ -21,7 +21,7 @@ import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
 import org.privface.agent.detect.FaceDetector;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.privacy.Release;
 import org.privface.privacy.SecureLaplace;
 import org.privface.privacy.fisher.FisherBasis;

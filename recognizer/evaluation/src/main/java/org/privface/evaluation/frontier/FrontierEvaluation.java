@@ -38,7 +38,7 @@ import java.util.stream.Collectors;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.evaluation.EvalOptions;
 import org.privface.evaluation.Figures;
 import org.privface.evaluation.Metrics;

@@ -46,7 +46,7 @@ import java.util.Map;
 import org.knowm.xchart.style.Styler;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.evaluation.Charts;
 import org.privface.evaluation.EvalOptions;
 import org.privface.evaluation.Figures;

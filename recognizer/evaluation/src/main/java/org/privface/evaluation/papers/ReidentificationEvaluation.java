@@ -16,7 +16,7 @@ import org.knowm.xchart.style.Styler;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
-import org.privface.agent.detect.OpenCv;
+import org.privface.agent.image.OpenCv;
 import org.privface.evaluation.Charts;
 import org.privface.evaluation.EvalOptions;
 import org.privface.evaluation.Progress;

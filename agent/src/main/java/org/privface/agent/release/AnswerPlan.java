@@ -1,8 +1,8 @@
-package org.privface.agent;
+package org.privface.agent.release;
 
 import java.util.Optional;
 
-import org.privface.agent.answer.AnswerRelease;
+import org.privface.agent.answer.AnswerSampler;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.track.TrackBudget;
@@ -23,12 +23,12 @@ import org.privface.privacy.embedding.EmbeddingMechanism;
  * @param answerEpsilon what the answer may spend: the charge, less the vector's stated ε with {@code both}
  * @param refusal       why faces cannot be answered under this policy and gallery; then the rest is null/NaN
  */
-record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, String refusal) {
-    static AnswerPlan refused(String why) {
+public record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, String refusal) {
+    public static AnswerPlan refused(String why) {
         return new AnswerPlan(null, Double.NaN, why);
     }
 
-    boolean ok() {
+    public boolean ok() {
         return refusal == null;
     }
 
@@ -38,8 +38,8 @@ record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, String ref
      * @param gallery the gallery to answer with, if held (its space and C are checked too)
      * @param rr      the gateway's answer sampler cache
      */
-    static AnswerPlan of(Mechanisms mechanisms, SitePolicy policy, TrackBudget budget, boolean both,
-                         Optional<Gallery> gallery, AnswerRelease rr) {
+    public static AnswerPlan of(Mechanisms mechanisms, SitePolicy policy, TrackBudget budget, boolean both,
+                         Optional<Gallery> gallery, AnswerSampler rr) {
         if (policy.mechanism() != Mechanism.EMBEDDING) {
             return refused("answers need the EMBEDDING mechanism, not " + policy.mechanism());
         }
@@ -66,7 +66,7 @@ record AnswerPlan(EmbeddingMechanism mechanism, double answerEpsilon, String ref
         if (gallery.isPresent()) {
             Gallery g = gallery.get();
             try {
-                AnswerRelease.checkSpace(g, em);
+                AnswerSampler.checkSpace(g, em);
             } catch (IllegalStateException e) {
                 return refused(e.getMessage());
             }

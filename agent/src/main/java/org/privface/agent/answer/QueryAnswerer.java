@@ -19,19 +19,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A gateway's answer release, for the camera workers: the site's release setting, the verified
- * gallery and the exact sampler, with what the status report says. Answer records go out through
+ * Answers query faces for the camera workers: decodes a face against the site's verified gallery
+ * and releases who it is by randomized response ({@link AnswerSampler}), under the site's setting
+ * of what query faces release ({@link Mode}), with what the status report says. Answer records go out through
  * the gateway's {@link Uplink}, spooled to disk like the vectors, so a broker outage or a restart
  * loses none.
  */
-public final class AnswerMode implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(AnswerMode.class);
+public final class QueryAnswerer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(QueryAnswerer.class);
 
-    /** What a query face releases. */
-    public enum Release {
+    /** What a query face releases: its vector, an answer, or both ({@code agent.answer.release}). */
+    public enum Mode {
         VECTOR, ANSWER, BOTH;
 
-        public static Release parse(String s) {
+        public static Mode parse(String s) {
             try {
                 return valueOf(s.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException | NullPointerException e) {
@@ -40,9 +41,9 @@ public final class AnswerMode implements AutoCloseable {
         }
     }
 
-    private final Release release;
+    private final Mode release;
     private final GalleryFollower gallery;
-    private final AnswerRelease answers;
+    private final AnswerSampler answers;
     private final Uplink uplink;
     private final AtomicLong released = new AtomicLong();
     private final AtomicLong withheldNoGallery = new AtomicLong();
@@ -51,10 +52,10 @@ public final class AnswerMode implements AutoCloseable {
     private final AtomicLong spoolDropped = new AtomicLong();
     private volatile String lastProblem;
 
-    public AnswerMode(Release release, String site, GalleryFollower gallery, Uplink uplink) {
+    public QueryAnswerer(Mode release, String site, GalleryFollower gallery, Uplink uplink) {
         this.release = release;
         this.gallery = gallery;
-        this.answers = new AnswerRelease(site);
+        this.answers = new AnswerSampler(site);
         this.uplink = uplink;
     }
 
@@ -62,16 +63,16 @@ public final class AnswerMode implements AutoCloseable {
      * From the settings: null for {@code vector}; otherwise follows the gallery topic and sends
      * answers through {@code uplink}.
      */
-    public static AnswerMode open(String releaseSetting, Map<String, String> galleryKeys, String site,
+    public static QueryAnswerer open(String releaseSetting, Map<String, String> galleryKeys, String site,
                                   KafkaClientProperties client, Uplink uplink) {
         return open(releaseSetting, galleryKeys, site, client, uplink, GalleryFollower.Options.none());
     }
 
     /** @param options what the gateway checks of a gallery beyond its signature ({@link GalleryFollower.Options}) */
-    public static AnswerMode open(String releaseSetting, Map<String, String> galleryKeys, String site,
+    public static QueryAnswerer open(String releaseSetting, Map<String, String> galleryKeys, String site,
                                   KafkaClientProperties client, Uplink uplink, GalleryFollower.Options options) {
-        Release r = Release.parse(releaseSetting);
-        if (r == Release.VECTOR) {
+        Mode r = Mode.parse(releaseSetting);
+        if (r == Mode.VECTOR) {
             return null;
         }
         Map<String, PublicKey> keys = new LinkedHashMap<>();
@@ -81,7 +82,7 @@ public final class AnswerMode implements AutoCloseable {
         });
         if (keys.isEmpty()) {
             LOG.error("agent.answer.release is {} but agent.answer.gallery-keys names no recognizer key: no gallery can be"
-                    + " accepted, so query faces release {}", r, r == Release.ANSWER ? "nothing" : "vectors only");
+                    + " accepted, so query faces release {}", r, r == Mode.ANSWER ? "nothing" : "vectors only");
         }
         GalleryFollower follower = new GalleryFollower(site, keys, options).start(client);
         try {
@@ -92,16 +93,16 @@ public final class AnswerMode implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return new AnswerMode(r, site, follower, uplink);
+        return new QueryAnswerer(r, site, follower, uplink);
     }
 
-    public Release release() {
+    public Mode release() {
         return release;
     }
 
     /** Whether vectors of query faces are released too. */
     public boolean vectors() {
-        return release == Release.BOTH;
+        return release == Mode.BOTH;
     }
 
     /** The gallery to answer with, if a valid one is held. */
@@ -110,7 +111,7 @@ public final class AnswerMode implements AutoCloseable {
     }
 
     /** The gateway's answer samplers (one per C and ε). */
-    public AnswerRelease sampler() {
+    public AnswerSampler sampler() {
         return answers;
     }
 
@@ -137,7 +138,7 @@ public final class AnswerMode implements AutoCloseable {
                                        String trackId, Instant capturedAt, AnswerTrack track) {
         FaceAnswer a;
         try {
-            a = answers.release(g, m, embedding, epsilon, camera, trackId, capturedAt, track);
+            a = answers.answer(g, m, embedding, epsilon, camera, trackId, capturedAt, track);
         } catch (IllegalStateException e) {
             lastProblem = e.getMessage();
             LOG.warn("query face not answered: {}", e.getMessage());
@@ -166,7 +167,7 @@ public final class AnswerMode implements AutoCloseable {
             m.put("unanswerableBecause", unanswerable);
         }
         m.put("droppedBySpool", spoolDropped.get());
-        if (release == Release.ANSWER && gallery.current().isEmpty()) {
+        if (release == Mode.ANSWER && gallery.current().isEmpty()) {
             m.put("queriesWithheldBecause", gallery.whyNone().orElse("no gallery"));
         }
         if (lastProblem != null) {

@@ -1,4 +1,4 @@
-package org.privface.agent;
+package org.privface.agent.release;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,7 +8,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
-import org.privface.agent.answer.AnswerRelease;
+import org.privface.agent.AgentSettings;
+import org.privface.agent.answer.AnswerSampler;
 import org.privface.agent.policy.Mechanism;
 import org.privface.agent.policy.SitePolicy;
 import org.privface.agent.track.TrackBudget;
@@ -24,7 +25,7 @@ class AnswerPlanTest {
     void bothSplitsTheChargeOrIsRefusedBeforeAnyCharge() {
         AgentSettings s = new AgentSettings(); // embedder dlib: the bundled public basis, no detector needed
         Mechanisms mechanisms = new Mechanisms(s, null, null);
-        AnswerRelease rr = new AnswerRelease("plan-site");
+        AnswerSampler rr = new AnswerSampler("plan-site");
         for (double eps : new double[] {5, 10, 20, 34, 35, 35.5, 36, 36.1, 50, 100, 124.7, 125, 200}) {
             SitePolicy p = new SitePolicy(Mechanism.EMBEDDING, "sign-cap", eps, "once", Duration.ofMinutes(10), false);
             TrackBudget b = mechanisms.chargedBudget(p);

@@ -1,4 +1,4 @@
-package org.privface.agent.control;
+package org.privface.privacy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

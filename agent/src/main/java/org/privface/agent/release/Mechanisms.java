@@ -1,4 +1,4 @@
-package org.privface.agent;
+package org.privface.agent.release;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.privface.agent.AgentSettings;
 import org.privface.agent.dataset.FaceDatasets;
 import org.privface.agent.dataset.LabelledFaces;
 import org.privface.agent.detect.FaceCrops;
@@ -53,25 +54,25 @@ import org.slf4j.LoggerFactory;
  * still fits on the enrolled identities, and its records say so. Every record's basisId ends in
  * whom its ε covers: {@code .every-face} or {@code .query-faces-only}.
  */
-final class Mechanisms {
+public final class Mechanisms {
     private static final Logger LOG = LoggerFactory.getLogger(Mechanisms.class);
     /** Haar levels for RDP's 64×64 crops: 8×8 approximation blocks. */
     static final int RDP_LEVELS = 3;
     /** basisId suffix of a private fit: every face's record ε holds, and enrolled faces paid the fit in the ledger. */
-    static final String PRIVATE_FIT = ".dp-fit.every-face";
+    public static final String PRIVATE_FIT = ".dp-fit.every-face";
     /** basisId suffix of a basis from an operator's public file. */
-    static final String PUBLIC_FILE = ".public-file.every-face";
+    public static final String PUBLIC_FILE = ".public-file.every-face";
     /** basisId suffix of FISHER, whose directions are fitted on the enrolled identities without privacy. */
-    static final String QUERY_FACES_ONLY = ".query-faces-only";
+    public static final String QUERY_FACES_ONLY = ".query-faces-only";
 
     /** Where the pixel mechanisms' basis comes from: {@code agent.basis-fit}. */
-    enum BasisFit {
+    public enum BasisFit {
         /** Fitted on the enrollment folder at μ-GDP, charged to each image it was fitted on. */
         PRIVATE,
         /** Loaded from {@code agent.basis-file}, fitted elsewhere on faces that are not enrolled here. */
         PUBLIC_FILE;
 
-        static BasisFit parse(String s) {
+        public static BasisFit parse(String s) {
             String v = s == null ? "" : s.trim().toLowerCase(Locale.ROOT);
             return switch (v) {
                 case "private" -> PRIVATE;
@@ -103,7 +104,7 @@ final class Mechanisms {
      * @param ledger the enrollment ledger that private fits are charged to; null when there is none
      * @throws IllegalArgumentException when {@code agent.basis-fit} is unknown or refused
      */
-    Mechanisms(AgentSettings settings, FaceFinder detector, EnrollmentLedger ledger) {
+    public Mechanisms(AgentSettings settings, FaceFinder detector, EnrollmentLedger ledger) {
         this.settings = settings;
         this.detector = detector;
         this.basisFit = BasisFit.parse(settings.getBasisFit());
@@ -119,7 +120,7 @@ final class Mechanisms {
      * floor's highest ε, plus, with a private basis, one fit, so the fit does not crowd out the
      * enrollment it exists for.
      */
-    static double defaultEnrollmentCap(AgentSettings s, double epsilonMax) {
+    public static double defaultEnrollmentCap(AgentSettings s, double epsilonMax) {
         double fitMu = BasisFit.parse(s.getBasisFit()) == BasisFit.PRIVATE ? s.getBasisFitMu() : 0;
         // With both, each image may be released in two forms: the vector's and the templates' (enrollmentForms).
         int forms = s.getAnswer().enrollmentForms().equals("both") ? 2 : 1;
@@ -130,7 +131,7 @@ final class Mechanisms {
      * @param epsilonPerRelease ε of the release (PEEP, RDP)
      * @param muPerRelease      μ of the release (GAUSSIAN); NaN to derive it from ε at the default δ
      */
-    FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease, double muPerRelease) {
+    public FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease, double muPerRelease) {
         double mu = p.mechanism() != Mechanism.GAUSSIAN ? Double.NaN
                 : Double.isNaN(muPerRelease) ? MuGdp.muFor(epsilonPerRelease, MuGdp.DEFAULT_DELTA) : muPerRelease;
         // FISHER's basis follows the policy's nominal ε per release, not this release's ε: enrollment
@@ -155,7 +156,7 @@ final class Mechanisms {
         });
     }
 
-    FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease) {
+    public FaceMechanism forRelease(SitePolicy p, double epsilonPerRelease) {
         return forRelease(p, epsilonPerRelease, Double.NaN);
     }
 
@@ -165,7 +166,7 @@ final class Mechanisms {
      * templates' form ({@link EmbeddingMechanism#templatePreset}) for {@code people} enrolled people.
      * An answer-only site needs no vector enrollment; with both, each image is charged both forms.
      */
-    List<FaceMechanism> enrollmentForms(SitePolicy p, int people) {
+    public List<FaceMechanism> enrollmentForms(SitePolicy p, int people) {
         FaceMechanism vector = forRelease(p, p.epsilon());
         String forms = settings.getAnswer().enrollmentForms();
         if (!answers(p)) {
@@ -182,7 +183,7 @@ final class Mechanisms {
     }
 
     /** Whether the site answers with templates under this policy: answer or both, EMBEDDING sign-cap. */
-    boolean answers(SitePolicy p) {
+    public boolean answers(SitePolicy p) {
         return !settings.getAnswer().enrollmentForms().equals("vector") && p.mechanism() == Mechanism.EMBEDDING
                 && EmbeddingMechanism.Noise.parse(p.mode()) == EmbeddingMechanism.Noise.SIGN_CAP;
     }
@@ -198,41 +199,56 @@ final class Mechanisms {
      * How a policy's releases compose on a track, each pure-ε release charged the ε its mechanism
      * states (never more than the share asked for), so the ledgers and the records agree.
      */
-    TrackBudget chargedBudget(SitePolicy p) {
+    public TrackBudget chargedBudget(SitePolicy p) {
         TrackBudget b = budget(p);
         if (b.accounting() != TrackBudget.Accounting.PURE_EPSILON) {
             return b;
         }
-        FaceMechanism m;
+        double stated;
         try {
-            m = forRelease(p, b.unitsPerRelease());
+            stated = statedEpsilon(p, b.unitsPerRelease());
         } catch (RuntimeException e) {
-            // Not buildable yet (no basis, say): nothing is released until it is, and the share,
+            // Not known yet (no basis, say): nothing is released until it is, and the share,
             // charged meanwhile, is at least what any release at it states.
-            LOG.debug("mechanism for {} not built yet: the ledger charges the share", p.mechanism(), e);
+            LOG.debug("stated epsilon of {} not known yet: the ledger charges the share", p.mechanism(), e);
             return b;
         }
-        return b.charging(m.epsilonPerFace());
+        return b.charging(stated);
+    }
+
+    /**
+     * The ε per face that {@link #forRelease} at this share would state, asked of the mechanism's
+     * family without building a mechanism: only PEEP's paper modes and RDP read their basis.
+     */
+    public double statedEpsilon(SitePolicy p, double share) {
+        return switch (p.mechanism()) {
+            case PEEP -> {
+                SensitivityMode mode = SensitivityMode.fromWireName(p.mode());
+                boolean paper = mode == SensitivityMode.PAPER_PCA || mode == SensitivityMode.PAPER_PIXEL;
+                EigenBasis basis = paper ? peepBasis() : null;
+                yield PeepMechanism.statedEpsilon(mode, share, paper ? basis.dimension() : 0,
+                        paper ? basis.width() * basis.height() : 0);
+            }
+            case RDP -> RdpMechanism.statedEpsilon(rdpBasis(), RdpMode.parse(p.mode()), share);
+            case GAUSSIAN -> MuGdp.epsilonFor(MuGdp.muFor(share, MuGdp.DEFAULT_DELTA), MuGdp.DEFAULT_DELTA);
+            case FISHER -> org.privface.privacy.Privacy.checkEpsilon(share);
+            case EMBEDDING -> {
+                EmbeddingMechanism.Noise noise = EmbeddingMechanism.Noise.parse(p.mode());
+                yield EmbeddingMechanism.statedEpsilon(noise,
+                        EmbeddingMechanism.Preset.forEpsilon(noise, p.budgetPolicy().epsilonPerRelease(p.epsilon())), share);
+            }
+        };
     }
 
     /** How a policy's releases compose on a track. */
-    static TrackBudget budget(SitePolicy p) {
+    public static TrackBudget budget(SitePolicy p) {
         return new TrackBudget(p.budgetPolicy(), p.epsilon(), p.window(), TrackBudget.DEFAULT_MAX_TRACKS,
                 p.mechanism() == Mechanism.GAUSSIAN ? TrackBudget.Accounting.GAUSSIAN_DP : TrackBudget.Accounting.PURE_EPSILON,
                 MuGdp.DEFAULT_DELTA);
     }
 
-    static FaceCrops.Shape shape(SitePolicy p) {
-        return switch (p.mechanism()) {
-            case PEEP -> FaceCrops.Shape.PEEP;
-            case RDP -> FaceCrops.Shape.RDP;
-            case GAUSSIAN, FISHER -> FaceCrops.Shape.PEEP;
-            case EMBEDDING -> throw new IllegalArgumentException("EMBEDDING takes the deep embedding, not a pixel crop");
-        };
-    }
-
     /** A new embedder from agent.embedder, for one thread (a camera's, or enrollment's). */
-    FaceEmbedder newEmbedder() {
+    public FaceEmbedder newEmbedder() {
         return settings.getEmbedder().create();
     }
 
@@ -241,15 +257,15 @@ final class Mechanisms {
      * next publication reads the folder again. Bases already fitted stay: see docs/operations.md,
      * "What erasure cannot reach".
      */
-    synchronized void forgetEnrollment() {
+    public synchronized void forgetEnrollment() {
         enrollment.clear();
         enrolledEmbeddings = null;
     }
 
     /** The enrollment folder as the policy's mechanism takes it (pixel crops or embeddings); null without a folder. */
-    LabelledFaces enrollmentInputs(SitePolicy p) {
+    public LabelledFaces enrollmentInputs(SitePolicy p) {
         if (!FaceInput.needsEmbedding(p)) {
-            return enrollment(shape(p));
+            return enrollment(FaceInput.shape(p));
         }
         if (settings.getEnrollFolder() == null) {
             return null;
@@ -267,7 +283,7 @@ final class Mechanisms {
     }
 
     /** The enrollment folder's faces at a shape; null when no folder is configured. */
-    LabelledFaces enrollment(FaceCrops.Shape shape) {
+    public LabelledFaces enrollment(FaceCrops.Shape shape) {
         if (settings.getEnrollFolder() == null) {
             return null;
         }
@@ -355,7 +371,7 @@ final class Mechanisms {
     }
 
     /** Where a private fit at a shape, nc and μ is kept: another setting is another fit, charged again. */
-    Path privateBasisFile(FaceCrops.Shape shape) {
+    public Path privateBasisFile(FaceCrops.Shape shape) {
         return settings.getDataDir().resolve(String.format(Locale.ROOT, "private-basis-%dx%d-nc%d-mu%s.eigf", shape.width(),
                 shape.height(), settings.getComponents(), Double.toString(settings.getBasisFitMu())));
     }

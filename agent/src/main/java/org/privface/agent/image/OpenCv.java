@@ -1,4 +1,4 @@
-package org.privface.agent.detect;
+package org.privface.agent.image;
 
 import java.io.File;
 import java.io.IOException;

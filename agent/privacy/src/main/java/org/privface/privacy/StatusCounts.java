@@ -1,4 +1,4 @@
-package org.privface.agent.control;
+package org.privface.privacy;
 
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-import org.privface.privacy.ExactCoins;
 
 /**
  * Counts a status report publishes whose exact value would tell the cloud about faces and about
@@ -52,7 +51,7 @@ public final class StatusCounts {
     /** Counts of {@code unit}s ("person" or "track"), at the defaults. */
     public StatusCounts(String unit) {
         this(unit, DEFAULT_RELEASE_EVERY, DEFAULT_CAP_PERIOD, DEFAULT_SCALE,
-                org.privface.privacy.embedding.EmbeddingMechanism.drbg());
+                Drbg.create());
     }
 
     public StatusCounts(String unit, Duration releaseEvery, Duration capPeriod, long scale, SecureRandom random) {

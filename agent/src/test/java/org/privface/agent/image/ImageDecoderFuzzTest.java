@@ -1,4 +1,4 @@
-package org.privface.agent.capture;
+package org.privface.agent.image;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,7 +27,6 @@ import org.opencv.core.Size;
 import org.opencv.imgcodecs.Imgcodecs;
 import org.opencv.imgproc.Imgproc;
 import org.privface.agent.dataset.Pgm;
-import org.privface.agent.detect.OpenCv;
 
 /**
  * Fuzzes what turns image-file bytes into a frame: {@link ImageDecoder} (image folders, through

@@ -1,4 +1,4 @@
-package org.privface.agent;
+package org.privface.agent.release;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

@@ -1,4 +1,4 @@
-package org.privface.agent;
+package org.privface.agent.release;
 
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -15,11 +15,21 @@ import org.privface.agent.policy.SitePolicy;
  * shape for the pixel families (PEEP, RDP, GAUSSIAN, FISHER), the unit-length deep embedding for
  * {@link Mechanism#EMBEDDING}. The mechanisms themselves see only a vector.
  */
-final class FaceInput {
+public final class FaceInput {
     private FaceInput() {
     }
 
-    static boolean needsEmbedding(SitePolicy p) {
+    /** The pixel crop's shape a policy's mechanism takes; the EMBEDDING family takes no crop. */
+    public static FaceCrops.Shape shape(SitePolicy p) {
+        return switch (p.mechanism()) {
+            case PEEP -> FaceCrops.Shape.PEEP;
+            case RDP -> FaceCrops.Shape.RDP;
+            case GAUSSIAN, FISHER -> FaceCrops.Shape.PEEP;
+            case EMBEDDING -> throw new IllegalArgumentException("EMBEDDING takes the deep embedding, not a pixel crop");
+        };
+    }
+
+    public static boolean needsEmbedding(SitePolicy p) {
         return p.mechanism() == Mechanism.EMBEDDING;
     }
 
@@ -34,18 +44,18 @@ final class FaceInput {
      *                  policies never load the network
      * @return empty when the face gives no input: a box that does not fit in the frame
      */
-    static Optional<Supplier<double[]>> of(SitePolicy p, Mat grey, DetectedFace face, Supplier<double[]> embedding) {
+    public static Optional<Supplier<double[]>> of(SitePolicy p, Mat grey, DetectedFace face, Supplier<double[]> embedding) {
         if (needsEmbedding(p)) {
             return Optional.of(embedding);
         }
-        return FaceCrops.crop(grey, face.box(), Mechanisms.shape(p)).map(v -> () -> v);
+        return FaceCrops.crop(grey, face.box(), shape(p)).map(v -> () -> v);
     }
 
     /**
      * The face's embedding, computed at most once: appearance linking and the EMBEDDING release
      * both ask for the same face's vector, and a network pass costs 15–30 ms on the gateway.
      */
-    static Supplier<double[]> embedding(Mat frame, DetectedFace face, Supplier<FaceEmbedder> embedder) {
+    public static Supplier<double[]> embedding(Mat frame, DetectedFace face, Supplier<FaceEmbedder> embedder) {
         return new Supplier<>() {
             private double[] v;
 

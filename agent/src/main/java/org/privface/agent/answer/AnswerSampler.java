@@ -16,17 +16,17 @@ import org.privface.wire.avro.FaceAnswer;
 import org.privface.wire.avro.GalleryRef;
 
 /**
- * Releases who a query face is instead of its vector: the face's raw public projection (its unit
+ * Answers who a query face is instead of releasing its vector: the face's raw public projection (its unit
  * direction in the gallery's release space, which never leaves the gateway) is decoded against the
  * gallery, and the answer goes out by exact k-ary randomized response at the release's ε over the
  * gallery's C people plus unknown. The record states the ε computed from the sampler's integers.
  */
-public final class AnswerRelease {
+public final class AnswerSampler {
     private final String site;
     /** One sampler per (C, ε): finding the keep numerator is a search over exact logarithms. */
     private final Map<String, RandomizedResponse> samplers = new ConcurrentHashMap<>();
 
-    public AnswerRelease(String site) {
+    public AnswerSampler(String site) {
         this.site = site;
     }
 
@@ -70,8 +70,8 @@ public final class AnswerRelease {
      * @param embedding the query face's embedding (it stays here)
      * @param epsilon   the ε this release may spend (the track's grant)
      */
-    public FaceAnswer release(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
-                              String trackId, Instant capturedAt, AnswerTrack track) {
+    public FaceAnswer answer(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
+                             String trackId, Instant capturedAt, AnswerTrack track) {
         int k = checkSpace(g, m);
         int answer = g.decode(direction(m, k, embedding));
         RandomizedResponse rr = sampler(g.identities(), epsilon);

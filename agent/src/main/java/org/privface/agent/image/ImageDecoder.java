@@ -1,4 +1,4 @@
-package org.privface.agent.capture;
+package org.privface.agent.image;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import org.opencv.core.Mat;
 import org.opencv.core.MatOfByte;
 import org.opencv.imgcodecs.Imgcodecs;
-import org.privface.agent.detect.OpenCv;
 
 /**
  * Turns image bytes into a BGR frame, or refuses them with an {@link IOException} that says why.
