@@ -117,7 +117,7 @@ final class EdgePipeline {
                     embedded++;
                 }
                 Release rel = embeddingRelease != null ? embeddingRelease.perturb(vector) : mechanism.perturb(face.get());
-                PerturbedFace rec = publisher.record(rel, CAMERA, t.trackId(), capturedAt, null,
+                PerturbedFace rec = new org.privface.agent.publish.PerturbedRecords(SITE).of(rel, CAMERA, t.trackId(), capturedAt, null,
                         TrackRelease.newBuilder().setReleaseIndex(g.releaseIndex())
                                 .setEpsilonSpentInWindow(g.epsilonSpentInWindow()).setEpsilonBudget(g.epsilonBudget())
                                 .setBudgetPolicy(g.policy()).setWindowStartMillis(g.windowStart()).build());

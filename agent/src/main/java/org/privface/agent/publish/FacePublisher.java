@@ -1,6 +1,5 @@
 package org.privface.agent.publish;
 
-import java.time.Instant;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 
@@ -15,7 +14,6 @@ import org.privface.wire.FaceRecords;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.avro.PerturbedFace;
 import org.privface.wire.avro.RecordKind;
-import org.privface.wire.avro.TrackRelease;
 import org.privface.wire.topics.Topics;
 
 /**
@@ -56,24 +54,6 @@ public final class FacePublisher implements AutoCloseable {
     /** The site whose topics this publisher sends to. */
     public String site() {
         return siteId;
-    }
-
-    /**
-     * Builds the wire record for a release.
-     *
-     * @deprecated build records with {@link PerturbedRecords}; this publisher only sends. Kept for
-     *             the callers outside the agent (load runs, whole-system tests) until they move.
-     */
-    @Deprecated
-    public PerturbedFace record(Release r, String cameraId, String trackId, Instant capturedAt, String enrollmentLabel) {
-        return record(r, cameraId, trackId, capturedAt, enrollmentLabel, null);
-    }
-
-    /** @deprecated as above */
-    @Deprecated
-    public PerturbedFace record(Release r, String cameraId, String trackId, Instant capturedAt, String enrollmentLabel,
-                                TrackRelease track) {
-        return new PerturbedRecords(siteId).of(r, cameraId, trackId, capturedAt, enrollmentLabel, track);
     }
 
     /** Sends a record to its site's enrollment or query topic; completes on broker acknowledgement. */

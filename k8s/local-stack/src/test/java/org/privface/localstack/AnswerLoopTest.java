@@ -115,7 +115,7 @@ class AnswerLoopTest {
                         queries.add(i);
                         continue;
                     }
-                    publisher.send(publisher.record(m.perturb(faces.faces()[i]), "enrollment", "enr-" + i, Instant.now(),
+                    publisher.send(new org.privface.agent.publish.PerturbedRecords(SITE).of(m.perturb(faces.faces()[i]), "enrollment", "enr-" + i, Instant.now(),
                             faces.names().get(faces.labels()[i]))).get();
                     enrolled++;
                 }

@@ -129,7 +129,7 @@ class VendorAccessTest {
             for (int i = 0; i < 4; i++) {
                 Release r = new Release(new double[] {0.25 * i, -1.5, 3.0e-3 * i, 7}, "PEEP", "vector", 2.5, 10,
                         0.4, "basis-" + i % 2, null);
-                PerturbedFace f = publisher.record(r, i < 2 ? "enrollment" : "north-door", "track-" + i,
+                PerturbedFace f = new org.privface.agent.publish.PerturbedRecords("north").of(r, i < 2 ? "enrollment" : "north-door", "track-" + i,
                         at.plusMillis(i), i < 2 ? "person-" + i : null);
                 publisher.send(f).get(20, TimeUnit.SECONDS);
                 published.put(f.getEventId(), f);

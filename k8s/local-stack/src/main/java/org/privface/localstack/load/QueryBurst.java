@@ -122,7 +122,7 @@ public final class QueryBurst extends LoadRun {
             for (int i = 0; i < enroll.size(); i++) {
                 for (int r = 1; r <= enrollReleases; r++) {
                     Release rel = mechanism.perturb(enroll.faces()[i]);
-                    acks.add(publisher.send(publisher.record(rel, "cam-enroll", "enroll-" + i, now,
+                    acks.add(publisher.send(new org.privface.agent.publish.PerturbedRecords(site).of(rel, "cam-enroll", "enroll-" + i, now,
                             enroll.names().get(enroll.labels()[i]), track(r, enrollReleases, rel.epsilonPerFace(),
                                     "enrollment:k=" + enrollReleases, now))));
                 }
@@ -137,7 +137,7 @@ public final class QueryBurst extends LoadRun {
             for (int i = 0; i < records; i++) {
                 int f = i % query.size();
                 Release rel = mechanism.perturb(query.faces()[f]);
-                PerturbedFace rec = publisher.record(rel, "cam-" + (i % cameras), "trk-" + i, Instant.EPOCH, null,
+                PerturbedFace rec = new org.privface.agent.publish.PerturbedRecords(site).of(rel, "cam-" + (i % cameras), "trk-" + i, Instant.EPOCH, null,
                         track(1, 1, rel.epsilonPerFace(), "once", now));
                 burst.add(rec);
                 truth.put(rec.getEventId(), query.names().get(query.labels()[f]));
