@@ -14,9 +14,18 @@ final class ProcessProbe {
 
     /** VmRSS in bytes, or NaN when the process is gone. */
     static double rssBytes(long pid) {
+        return status(pid, "VmRSS:");
+    }
+
+    /** VmHWM, the peak resident memory since the process started, in bytes; NaN when gone. */
+    static double peakRssBytes(long pid) {
+        return status(pid, "VmHWM:");
+    }
+
+    private static double status(long pid, String field) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-                if (line.startsWith("VmRSS:")) {
+                if (line.startsWith(field)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024.0;
                 }
             }

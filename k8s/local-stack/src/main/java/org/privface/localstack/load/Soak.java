@@ -60,6 +60,8 @@ public final class Soak extends LoadRun {
     private double p99Factor;
     private Path frames;
     private Path enroll;
+    /** "pixel": the pre-deep stack Soak measured first; "deployed": the agent's defaults with the bundle's JVM flags. */
+    private String agentStack;
     private final List<String> sites = new ArrayList<>();
     private List<String> queryTopics;
 
@@ -104,6 +106,7 @@ public final class Soak extends LoadRun {
         d.put("--recognizer-heap", "1g");
         d.put("--heap-slope", "1.0");
         d.put("--p99-factor", "2.0");
+        d.put("--stack", "pixel");
     }
 
     @Override
@@ -117,6 +120,10 @@ public final class Soak extends LoadRun {
         warmup = Double.parseDouble(opt.get("--warmup-seconds"));
         heapSlopeBound = Double.parseDouble(opt.get("--heap-slope"));
         p99Factor = Double.parseDouble(opt.get("--p99-factor"));
+        agentStack = opt.get("--stack");
+        if (!agentStack.equals("pixel") && !agentStack.equals("deployed")) {
+            throw new IllegalArgumentException("--stack is pixel or deployed, was " + agentStack);
+        }
         frames = root.resolve("test-data/synthetic/query");
         enroll = root.resolve("test-data/synthetic/enroll");
         if (!Files.isDirectory(frames) || !Files.isDirectory(enroll)) {
@@ -147,7 +154,24 @@ public final class Soak extends LoadRun {
             int port = KafkaServerProcess.freePort();
             Path gc = stack.work.resolve("gc-agent-" + a + ".log");
             Path ledger = stack.work.resolve("ledger-" + a + ".csv");
-            List<String> jvm = new ArrayList<>(List.of("-Xmx" + opt.get("--agent-heap"), GcLog.option(gc),
+            List<String> jvm = new ArrayList<>();
+            Map<String, String> env = new LinkedHashMap<>(Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrap()));
+            if (agentStack.equals("deployed")) {
+                // What a gateway runs: the bundle's JVM flags and allocator setting, read from the shipped unit
+                // file (so the figure describes it), and the agent's defaults (YuNet, dlib, EMBEDDING, shared models).
+                DeployedAgent.Settings bundle = DeployedAgent.read(root.resolve(DeployedAgent.UNIT));
+                jvm.addAll(bundle.jvm());
+                env.putAll(bundle.env());
+                env.put("FACE_MODEL_CACHE", stack.work.resolve("model-cache").toString());
+                jvm.addAll(List.of(GcLog.option(gc),
+                        "-Dmicronaut.server.port=" + port,
+                        "-Dagent.site-id=" + site,
+                        "-Dagent.gateway-id=gw-" + a,
+                        "-Dagent.enroll-folder=" + enroll,
+                        "-Dagent.data-dir=" + stack.work.resolve("agent-data-" + a),
+                        "-Dagent.ledger=" + ledger));
+            } else {
+                jvm.addAll(List.of("-Xmx" + opt.get("--agent-heap"), GcLog.option(gc),
                     "-Dmicronaut.server.port=" + port,
                     "-Dagent.site-id=" + site,
                     "-Dagent.gateway-id=gw-" + a,
@@ -165,14 +189,14 @@ public final class Soak extends LoadRun {
                     "-Dagent.epsilon=100000",
                     "-Dagent.floor.epsilon-max=100000",
                     "-Dagent.scale-factor=" + opt.get("--scale-factor")));
+            }
             for (int c = 1; c <= cameras; c++) {
                 Cameras.Camera feed = stack.own(Cameras.mjpeg(frames, fps));
                 feeds.add(feed);
                 jvm.add("-Dagent.cameras.cam-" + a + "-" + c + ".url=" + feed.url());
             }
             ManagedProcess p = stack.own(ManagedProcess.java("agent-" + a, DemoProcesses.classpath(root, "agent"),
-                    "org.privface.agent.Application", jvm, List.of(), Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrap()),
-                    stack.work));
+                    "org.privface.agent.Application", jvm, List.of(), env, stack.work));
             gateways.add(new Agent(site, p, port, new GcLog(gc), ledger));
         }
         for (Agent g : gateways) {
@@ -313,6 +337,11 @@ public final class Soak extends LoadRun {
                     row.get("recognizer_lag")));
         }
         double soakSeconds = (System.nanoTime() - start) / 1e9;
+        // Each agent's peak resident memory since it started (VmHWM), read while it still runs.
+        List<Double> peakRss = new ArrayList<>();
+        for (Agent g : gateways) {
+            peakRss.add(ProcessProbe.peakRssBytes(g.process.pid()) / MIB);
+        }
 
         // The cameras go away; every release must reach the broker, then the ledgers are complete.
         feeds.forEach(Cameras.Camera::close);
@@ -457,6 +486,11 @@ public final class Soak extends LoadRun {
                         + "machine busy %.0f%% on average of which other jobs %.0f%%; soak %.1f min, %.1f min in all",
                 agents * cameras * fps, meanFps, mean(table.column("releases_per_s")), mean(table.column("machine_busy_pct")),
                 mean(table.column("others_pct")), soakSeconds / 60, seconds(t0) / 60));
+        for (int a = 1; a <= agents; a++) {
+            report.add(String.format(Locale.ROOT, "peak     agent%d resident memory since start (VmHWM) %.0f MiB, %d camera(s),"
+                    + " stack %s%s", a, peakRss.get(a - 1), cameras, agentStack, agentStack.equals("deployed")
+                    ? " (the JVM flags and allocator setting of " + DeployedAgent.UNIT + ")" : ", -Xmx" + opt.get("--agent-heap")));
+        }
         report(ok, report, "soak-summary.txt");
         System.out.println("samples: " + root.relativize(table.csv()) + "; charts: soak-{memory,heap,latency,throughput}.png");
         return ok;
