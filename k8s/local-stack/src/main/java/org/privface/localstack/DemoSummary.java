@@ -87,7 +87,7 @@ final class DemoSummary {
         long named = java.util.Arrays.stream(unseen.directions()).filter(d -> model.decode(d) < model.identities()).count();
         int n = unseen.directions().length;
         double d = named / (double) n;
-        double[] w = org.privface.privacy.answer.Gallery.wilson(named, n);
+        double[] w = org.privface.privacy.Proportions.wilson95(named, n);
         org.privface.privacy.answer.RandomizedResponse rr =
                 org.privface.privacy.answer.RandomizedResponse.forEpsilon(model.identities(), answerEpsilon);
         double kappa = rr.keepProbability();

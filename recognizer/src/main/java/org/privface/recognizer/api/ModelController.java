@@ -44,7 +44,7 @@ public class ModelController {
     /**
      * The open-set threshold as calibrated on public strangers, or null (the fixed margin rule).
      * heldOutFpir is measured on strangers of people the threshold never saw, with its
-     * Clopper–Pearson 95% interval.
+     * 95 % Wilson interval.
      */
     @Serdeable
     public record OpenSetView(double fpirTarget, double threshold, int calibrationStrangers, int calibrationPeople,

@@ -3,7 +3,8 @@ package org.privface.recognizer.model;
 import java.util.Arrays;
 import java.util.Properties;
 
-import org.apache.commons.math3.distribution.BetaDistribution;
+import org.privface.privacy.Proportions;
+
 
 /**
  * The open-set threshold of a served model, set on public strangers and checked on others. A
@@ -11,7 +12,7 @@ import org.apache.commons.math3.distribution.BetaDistribution;
  * the threshold is the smallest that lets at most {@code fpirTarget} of the calibration strangers
  * through. That needs at least {@link #STRANGERS_PER_FPIR}/FPIR of them (2,000 at 1%), or the
  * quantile is set by a handful of faces. Strangers of the held-out people (never the calibration
- * ones) then measure the FPIR, with a Clopper–Pearson 95% interval. Faces are counted, not people:
+ * ones) then measure the FPIR, with its 95 % Wilson interval. Faces are counted, not people:
  * a person's faces are not independent, so the interval is narrower than it would be per person.
  *
  * @param calibration strangers of the calibration people let through at the threshold
@@ -52,7 +53,7 @@ public record OpenSetCalibration(double fpirTarget, double threshold, Rate calib
                 Rate.above(heldOutScores, t), heldOutPeople);
     }
 
-    /** accepted of total, with the exact (Clopper–Pearson) two-sided 95% interval. */
+    /** accepted of total, with the 95 % Wilson interval ({@link Proportions#wilson95}, the project's one interval on a rate). */
     public record Rate(int accepted, int total) {
         public static Rate above(double[] scores, double threshold) {
             return new Rate((int) Arrays.stream(scores).filter(v -> v > threshold).count(), scores.length);
@@ -63,12 +64,11 @@ public record OpenSetCalibration(double fpirTarget, double threshold, Rate calib
         }
 
         public double low() {
-            return accepted == 0 ? 0 : new BetaDistribution(accepted, total - accepted + 1).inverseCumulativeProbability(0.025);
+            return total == 0 ? Double.NaN : Proportions.wilson95(accepted, total)[0];
         }
 
         public double high() {
-            return accepted == total ? 1
-                    : new BetaDistribution(accepted + 1, total - accepted).inverseCumulativeProbability(0.975);
+            return total == 0 ? Double.NaN : Proportions.wilson95(accepted, total)[1];
         }
     }
 

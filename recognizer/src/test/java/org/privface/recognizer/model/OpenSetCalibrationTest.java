@@ -30,17 +30,20 @@ class OpenSetCalibrationTest {
     }
 
     @Test
-    void clopperPearsonBoundsMatchTheBetaQuantiles() {
-        // Reference values: scipy.stats.beta.ppf(0.025, k, n-k+1) and beta.ppf(0.975, k+1, n-k).
+    void wilsonBoundsMatchTheScoreFormula() {
+        // Issue 40: one interval on a rate across the project (Wilson; it was Clopper–Pearson here, and the
+        // reference values changed with it). Values from the score formula evaluated independently (Python):
+        // centre (p + z²/2n)/(1 + z²/n), half-width z/(1 + z²/n)·sqrt(p(1−p)/n + z²/4n²).
         var r = new OpenSetCalibration.Rate(10, 1000);
-        assertEquals(0.004805510691049308, r.low(), 1e-9);
-        assertEquals(0.01831324305511245, r.high(), 1e-9);
+        assertEquals(0.005440754445529249, r.low(), 1e-9);
+        assertEquals(0.018309468870314774, r.high(), 1e-9);
         var s = new OpenSetCalibration.Rate(24, 2380);
-        assertEquals(0.006471415850460805, s.low(), 1e-9);
-        assertEquals(0.014967303222192049, s.high(), 1e-9);
+        assertEquals(0.006785798857215009, s.low(), 1e-9);
+        assertEquals(0.01496122573155128, s.high(), 1e-9);
         var none = new OpenSetCalibration.Rate(0, 100);
-        assertEquals(0, none.low());
-        assertEquals(0.03621669264517641, none.high(), 1e-9);
+        assertEquals(0, none.low(), 1e-12);
+        assertEquals(0.03699349820698568, none.high(), 1e-9);
         assertEquals(1, new OpenSetCalibration.Rate(100, 100).high());
+        assertTrue(r.low() < r.rate() && r.rate() < r.high());
     }
 }

@@ -292,16 +292,8 @@ public record Gallery(long version, String basisId, List<String> labels, double[
         }
     }
 
-    /** The 95 % Wilson score interval of a proportion x/n. */
+    /** The 95 % Wilson score interval of a proportion x/n ({@link org.privface.privacy.Proportions#wilson95}). */
     public static double[] wilson(long x, long n) {
-        if (n <= 0 || x < 0 || x > n) {
-            throw new IllegalArgumentException("need 0 ≤ x ≤ n, n > 0, was " + x + "/" + n);
-        }
-        double z = Z95;
-        double p = x / (double) n;
-        double z2n = z * z / n;
-        double centre = (p + z2n / 2) / (1 + z2n);
-        double half = z / (1 + z2n) * Math.sqrt(p * (1 - p) / n + z2n / (4 * n));
-        return new double[] {Math.max(0, centre - half), Math.min(1, centre + half)};
+        return org.privface.privacy.Proportions.wilson95(x, n);
     }
 }

@@ -131,7 +131,7 @@ class GalleryTest {
         assertThrows(IllegalArgumentException.class, () -> g.decode(new double[3]));
         assertThrows(IllegalArgumentException.class, () -> g.decode(new double[] {Double.NaN, 0, 0, 0}));
         assertThrows(IllegalArgumentException.class, () -> g.calibrate(new double[0][], 0.01));
-        assertThrows(IllegalArgumentException.class, () -> Gallery.wilson(3, 2));
+        assertThrows(IllegalArgumentException.class, () -> org.privface.privacy.Proportions.wilson95(3, 2));
     }
 
     /** Releases that cancel to zero still give a public unit template, not a NaN one. */

@@ -417,7 +417,7 @@ final class DeepAnswer {
                                 rr.decoderFalsePositiveRate(FPIR), b);
                         Gallery open = gallery.withThreshold(th.value());
                         long named = Arrays.stream(strangers).filter(q -> rr.release(open.decode(q)) != c).count();
-                        double[] ci = Gallery.wilson(named, strangers.length);
+                        double[] ci = org.privface.privacy.Proportions.wilson95(named, strangers.length);
                         long oddNamed = Arrays.stream(odd).filter(q -> rr.release(open.decode(q)) != c).count();
                         int misses = 0;
                         for (int i = 0; i < test.length; i++) {

@@ -36,7 +36,7 @@ import org.privface.recognizer.model.TrainedModel;
  * recognizer's own code: {@link ModelChoice} picks the MLP or the nearest class mean on held-out
  * enrollment releases, {@link TrainedModel#scores} gives each model's open-set score, and
  * {@link OpenSetCalibration} sets the threshold for {@link #FPIR} on calibration strangers and
- * measures the FPIR, with its Clopper–Pearson 95% interval, on strangers of other people.
+ * measures the FPIR, with its 95 % Wilson interval (Clopper–Pearson before issue 40), on strangers of other people.
  */
 final class DeepOpenSet {
     static final double FPIR = 0.01;
@@ -183,8 +183,8 @@ final class DeepOpenSet {
                         + " per face)", "enrolled people", "FPIR", true, new Charts.YAxis(0.0, 0.03, false),
                 Styler.LegendPosition.OutsideS, 900, 640, List.of(
                         new Charts.Series("measured FPIR (mean over seeds)", x, measured, null, false, null),
-                        new Charts.Series("Clopper-Pearson 95% low (mean)", x, low, null, true, Color.GRAY),
-                        new Charts.Series("Clopper-Pearson 95% high (mean)", x, high, null, true, Color.DARK_GRAY),
+                        new Charts.Series("Wilson 95% low (mean)", x, low, null, true, Color.GRAY),
+                        new Charts.Series("Wilson 95% high (mean)", x, high, null, true, Color.DARK_GRAY),
                         new Charts.Series("target FPIR " + fmt(FPIR * 100) + "%", x, target, null, true, Color.RED)));
     }
 
