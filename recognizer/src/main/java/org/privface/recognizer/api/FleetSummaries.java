@@ -7,10 +7,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.micronaut.context.event.ApplicationEventListener;
-import io.micronaut.runtime.server.event.ServerStartupEvent;
 import io.micronaut.serde.ObjectMapper;
-import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -25,6 +22,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.privface.recognizer.RecognizerSettings;
 import org.privface.recognizer.ownership.SiteOwnership;
+import org.privface.recognizer.polling.PollingWorker;
 import org.privface.wire.KafkaClientProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * period of the acquisition.
  */
 @Singleton
-public class FleetSummaries implements ApplicationEventListener<ServerStartupEvent> {
+public class FleetSummaries extends PollingWorker {
     private static final Logger LOG = LoggerFactory.getLogger(FleetSummaries.class);
     public static final String TOPIC = "privface.fleet-sites";
     static final long PUBLISH_MS = 5_000;
@@ -49,9 +47,6 @@ public class FleetSummaries implements ApplicationEventListener<ServerStartupEve
     private final SiteOwnership ownership;
     private final ObjectMapper json;
     private final Map<String, SiteController.SiteStats> fleet = new ConcurrentHashMap<>();
-    private volatile boolean running = true;
-    private volatile KafkaConsumer<String, byte[]> consumer;
-    private volatile Thread thread;
     private final io.micrometer.core.instrument.MeterRegistry meters;
     private final org.privface.recognizer.model.ModelRegistry registry;
     private final org.privface.recognizer.answer.GalleryService galleries;
@@ -60,6 +55,7 @@ public class FleetSummaries implements ApplicationEventListener<ServerStartupEve
                           ObjectMapper json, io.micrometer.core.instrument.MeterRegistry meters,
                           org.privface.recognizer.model.ModelRegistry registry,
                           org.privface.recognizer.answer.GalleryService galleries) {
+        super("fleet-summaries");
         this.kafka = kafka;
         this.settings = settings;
         this.ownership = ownership;
@@ -81,33 +77,7 @@ public class FleetSummaries implements ApplicationEventListener<ServerStartupEve
     }
 
     @Override
-    public void onApplicationEvent(ServerStartupEvent event) {
-        thread = new Thread(this::loop, "fleet-summaries");
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private void loop() {
-        while (running) {
-            try {
-                follow();
-            } catch (WakeupException e) {
-                return;
-            } catch (Exception e) {
-                if (!running) {
-                    return;
-                }
-                LOG.warn("fleet summaries failed, restarting in 1 s: {}", e.toString());
-                try {
-                    Thread.sleep(1_000);
-                } catch (InterruptedException ie) {
-                    return;
-                }
-            }
-        }
-    }
-
-    private void follow() throws Exception {
+    protected void runLoop() throws Exception {
         Properties cp = kafka.consumer();
         cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         cp.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
@@ -117,10 +87,10 @@ public class FleetSummaries implements ApplicationEventListener<ServerStartupEve
         pp.put(ProducerConfig.CLIENT_ID_CONFIG, "privface-recognizer-fleet");
         try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(cp, new StringDeserializer(), new ByteArrayDeserializer());
              KafkaProducer<String, byte[]> p = new KafkaProducer<>(pp, new StringSerializer(), new ByteArraySerializer())) {
-            consumer = c;
+            register(c);
             boolean assigned = false;
             long nextPublish = 0;
-            while (running) {
+            while (running()) {
                 if (!assigned) {
                     var parts = c.partitionsFor(TOPIC, Duration.ofSeconds(10));
                     if (parts == null || parts.isEmpty()) {
@@ -153,21 +123,8 @@ public class FleetSummaries implements ApplicationEventListener<ServerStartupEve
                     nextPublish = System.currentTimeMillis() + PUBLISH_MS;
                 }
             }
-        } finally {
-            consumer = null;
-        }
-    }
-
-    @PreDestroy
-    void stop() throws InterruptedException {
-        running = false;
-        KafkaConsumer<String, byte[]> c = consumer;
-        if (c != null) {
-            c.wakeup();
-        }
-        Thread t = thread;
-        if (t != null) {
-            t.join(5_000);
+        } catch (WakeupException e) {
+            // stop()
         }
     }
 }

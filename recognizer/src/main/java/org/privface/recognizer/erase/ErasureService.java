@@ -14,16 +14,13 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 
-import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.runtime.server.event.ServerStartupEvent;
-import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -33,6 +30,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.privface.recognizer.RecognizerSettings;
 import org.privface.recognizer.answer.GalleryService;
 import org.privface.recognizer.model.ModelRegistry;
+import org.privface.recognizer.polling.PollingWorker;
 import org.privface.wire.KafkaClientProperties;
 import org.privface.wire.control.SignedControl;
 import org.privface.wire.erasure.Erasures;
@@ -54,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * records written before it was issued.
  */
 @Singleton
-public class ErasureService implements ApplicationEventListener<ServerStartupEvent> {
+public class ErasureService extends PollingWorker {
     private static final Logger LOG = LoggerFactory.getLogger(ErasureService.class);
 
     private final ErasureSettings settings;
@@ -66,15 +64,13 @@ public class ErasureService implements ApplicationEventListener<ServerStartupEve
     private final Set<String> reported = new HashSet<>();
     /** Commands carried out while replaying, whose report waits until the replay shows none was sent. */
     private final Map<String, Runnable> unreported = new LinkedHashMap<>();
-    private volatile boolean running = true;
-    private volatile KafkaConsumer<String, byte[]> consumer;
     private volatile KafkaProducer<String, byte[]> producer;
-    private volatile Thread thread;
     private volatile long completed;
     private volatile long refused;
 
     public ErasureService(ErasureSettings settings, KafkaClientProperties kafka, ModelRegistry registry,
                           GalleryService galleries, RecognizerSettings recognizer) throws IOException {
+        super("erasure-reader");
         this.settings = settings;
         this.kafka = kafka;
         this.registry = registry;
@@ -111,26 +107,11 @@ public class ErasureService implements ApplicationEventListener<ServerStartupEve
             LOG.info("recognizer.erasure.operator-keys unset: erasure commands are not carried out here");
             return;
         }
-        thread = new Thread(() -> {
-            while (running) {
-                try {
-                    runLoop();
-                } catch (InterruptedException e) {
-                    return;
-                } catch (Exception e) {
-                    LOG.error("erasure reader failed, restarting in 1 s: {}", e.toString());
-                    try {
-                        Thread.sleep(1000);
-                    } catch (InterruptedException ie) {
-                        return;
-                    }
-                }
-            }
-        }, "erasure-reader");
-        thread.start();
+        super.onApplicationEvent(event);
     }
 
-    private void runLoop() throws InterruptedException {
+    @Override
+    protected void runLoop() throws InterruptedException {
         Properties c = kafka.consumer();
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -140,24 +121,16 @@ public class ErasureService implements ApplicationEventListener<ServerStartupEve
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "privface-recognizer-erasure");
         try (KafkaConsumer<String, byte[]> cons = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
              KafkaProducer<String, byte[]> prod = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
-            consumer = cons;
+            register(cons);
             producer = prod;
             Set<TopicPartition> assigned = new HashSet<>();
             Map<TopicPartition, Long> replayEnd = new java.util.HashMap<>();
             long nextRefresh = 0;
-            while (running) {
+            while (running()) {
                 if (System.currentTimeMillis() >= nextRefresh) {
-                    List<TopicPartition> all = new ArrayList<>();
-                    for (Map.Entry<String, List<PartitionInfo>> e : cons.listTopics(Duration.ofSeconds(10)).entrySet()) {
-                        if (Topics.ALL_ERASURE.matcher(e.getKey()).matches()) {
-                            e.getValue().forEach(pi -> all.add(new TopicPartition(pi.topic(), pi.partition())));
-                        }
-                    }
-                    List<TopicPartition> fresh = all.stream().filter(tp -> !assigned.contains(tp)).toList();
-                    if (!fresh.isEmpty()) {
-                        cons.assign(all);
-                        cons.seekToBeginning(fresh);
-                        assigned.addAll(fresh);
+                    Set<TopicPartition> before = new HashSet<>(assigned);
+                    if (followFromBeginning(cons, Topics.ALL_ERASURE, assigned)) {
+                        List<TopicPartition> fresh = assigned.stream().filter(tp -> !before.contains(tp)).toList();
                         replayEnd.putAll(cons.endOffsets(fresh, Duration.ofSeconds(10)));
                     }
                     nextRefresh = System.currentTimeMillis() + 2_000;
@@ -258,18 +231,5 @@ public class ErasureService implements ApplicationEventListener<ServerStartupEve
 
     public long refused() {
         return refused;
-    }
-
-    @PreDestroy
-    void stop() throws InterruptedException {
-        running = false;
-        KafkaConsumer<String, byte[]> c = consumer;
-        if (c != null) {
-            c.wakeup();
-        }
-        Thread t = thread;
-        if (t != null) {
-            t.join(10_000);
-        }
     }
 }
