@@ -151,6 +151,70 @@ public record Gallery(long version, String basisId, List<String> labels, double[
         return s[best] > threshold ? best : identities();
     }
 
+    /**
+     * How a query's cosines to the C templates become the number an open-set threshold is
+     * compared with. The best cosine of a stranger grows with C (it is the largest of C draws),
+     * so one cosine threshold fits a large gallery worse than a score that asks how far the best
+     * template stands out from the query's other cosines. Every rule names the template with the
+     * best cosine (the closed-set answer does not change); only the open-set decision does.
+     */
+    public enum Score {
+        /** The best cosine. */
+        COSINE,
+        /**
+         * Test normalisation with the gallery as the cohort: (best − mean) / sd of the query's C
+         * cosines (sd over C, population form). Needs nothing beyond the templates; with C &lt; 3
+         * or all cosines equal it is the best cosine's distance to the mean, unscaled.
+         */
+        TNORM,
+        /** The best cosine minus the second best (the best cosine when C = 1). */
+        MARGIN;
+
+        /** This rule's open-set score of one query's cosines to the templates. */
+        public double of(double[] cosines) {
+            if (cosines.length == 0) {
+                throw new IllegalArgumentException("need at least one cosine");
+            }
+            double best = Double.NEGATIVE_INFINITY;
+            double second = Double.NEGATIVE_INFINITY;
+            double sum = 0;
+            for (double c : cosines) {
+                if (c > best) {
+                    second = best;
+                    best = c;
+                } else if (c > second) {
+                    second = c;
+                }
+                sum += c;
+            }
+            switch (this) {
+                case COSINE:
+                    return best;
+                case MARGIN:
+                    return cosines.length == 1 ? best : best - second;
+                default:
+                    double mean = sum / cosines.length;
+                    double ss = 0;
+                    for (double c : cosines) {
+                        ss += (c - mean) * (c - mean);
+                    }
+                    double sd = Math.sqrt(ss / cosines.length);
+                    return cosines.length < 3 || sd == 0 ? best - mean : (best - mean) / sd;
+            }
+        }
+    }
+
+    /** The index of the largest value (the first on ties). */
+    public static int argmax(double[] v) {
+        int best = 0;
+        for (int c = 1; c < v.length; c++) {
+            if (v[c] > v[best]) {
+                best = c;
+            }
+        }
+        return best;
+    }
+
     /** The best cosine to any template: what the threshold is compared with. */
     public double bestScore(double[] direction) {
         return Arrays.stream(scores(direction)).max().orElseThrow();

@@ -1,0 +1,239 @@
+package org.privface.evaluation.deep;
+
+import static org.privface.evaluation.Figures.fmt;
+import static org.privface.evaluation.Seeds.seeded;
+import static org.privface.evaluation.deep.DeepFrontier.releaseAll;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.privface.evaluation.EmbeddingCache;
+import org.privface.evaluation.Progress;
+import org.privface.privacy.ExactDraws;
+import org.privface.privacy.answer.Gallery;
+import org.privface.privacy.answer.RandomizedResponse;
+import org.privface.privacy.embedding.EmbeddingBasis;
+import org.privface.privacy.embedding.EmbeddingMechanism;
+import org.privface.privacy.embedding.EmbeddingMechanism.Noise;
+import org.privface.privacy.embedding.EmbeddingMechanism.Preset;
+
+/**
+ * Issue 45: the answer release's open set on large galleries. Same folds, releases, seeds, public
+ * calibration strangers (lfw-public's even-numbered people), Wilson-bounded calibration and
+ * measured strangers as {@link DeepAnswer}; what varies is how a query's cosines to the templates
+ * become the open-set score ({@link Gallery.Score}, calibrated on the public strangers with the same
+ * rule), and, per track, whether one answer is given for several faces of one person (the unit
+ * mean of their directions, decoded and released once).
+ *
+ * <p>The enrollment presets are the ones issue 29's public selection chose
+ * ({@code deep-answer-selection.csv}, {@code chosen} rows), so nothing here is chosen on the
+ * evaluation sets.
+ *
+ * <p>Tracks: a person's test faces (and a stranger's faces) taken {@code --track} at a time in fold
+ * order, the rest dropped; LFW's and ORL's photos of one person are more varied than the frames of
+ * one camera track, so this is a conservative stand-in for a real track.
+ */
+final class LargeGalleries {
+    private final int seeds;
+    private final double[] epsilons;
+    private final List<Gallery.Score> scores;
+    private final int track;
+    private final Map<String, Preset> presets;
+
+    LargeGalleries(int seeds, double[] epsilons, List<Gallery.Score> scores, int track, Map<String, Preset> presets) {
+        this.seeds = seeds;
+        this.epsilons = epsilons;
+        this.scores = scores;
+        this.track = track;
+        this.presets = presets;
+    }
+
+    /** The chosen (k, radius) per "network/ε/gallery" from a selection CSV of {@link DeepAnswer}. */
+    static Map<String, Preset> presets(Path selectionCsv) throws IOException {
+        Map<String, Preset> m = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(selectionCsv).subList(1, Files.readAllLines(selectionCsv).size())) {
+            String[] f = line.split(",");
+            if (f[9].equals("true")) {
+                m.put(f[0] + "/" + DeepAnswer.key(Double.parseDouble(f[1]), Integer.parseInt(f[2])),
+                        new Preset(Integer.parseInt(f[3]), Integer.parseInt(f[4])));
+            }
+        }
+        return m;
+    }
+
+    record Row(String network, String set, int people, double epsilon, int seed, int k, int radius, String unit,
+               int size, Gallery.Score score, double decoderAccuracy, double threshold, double calibrationRate,
+               int calibrationUnits, String measuredOn, int measuredUnits, double fpir, double fpirLow, double fpirHigh,
+               double fnir, double publicOddFpir, int queries) {
+        static final String HEADER = "network,set,people,epsilon,seed,k,radius,unit,track_faces,score,decoder_accuracy,"
+                + "threshold,calibration_decoder_rate,calibration_units,fpir_measured_on,measured_units,fpir,fpir_low95,"
+                + "fpir_high95,fnir,public_odd_fpir,queries";
+
+        String csv() {
+            return String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%d,%s,%d,%s,%.4f,%.6f,%.5f,%d,%s,%d,%.5f,%.5f,%.5f,"
+                            + "%.4f,%.5f,%d", network, set, people, fmt(epsilon), seed, k, radius, unit, size,
+                    score.name().toLowerCase(Locale.ROOT), decoderAccuracy, threshold, calibrationRate, calibrationUnits,
+                    measuredOn, measuredUnits, fpir, fpirLow, fpirHigh, fnir, publicOddFpir, queries);
+        }
+    }
+
+    List<Row> evaluate(DeepAnswer.Data d, List<String> setNames) {
+        EmbeddingBasis basis = EmbeddingBasis.bundled(d.network());
+        List<Row> rows = new ArrayList<>();
+        Progress progress = new Progress(System.out, setNames.size() * epsilons.length * seeds);
+        for (String set : setNames) {
+            EmbeddingCache data = d.sets().get(set);
+            int c = data.classes();
+            String measuredOn = DeepAnswer.measuredOn(set);
+            EmbeddingCache measured = d.measured().get(measuredOn);
+            for (double eps : epsilons) {
+                Preset p = presets.get(d.network() + "/" + DeepAnswer.key(eps, DeepAnswer.selectionGallery(c)));
+                if (p == null) {
+                    throw new IllegalStateException("no selected preset for " + d.network() + " at ε " + fmt(eps));
+                }
+                for (int s = 0; s < seeds; s++) {
+                    DeepFrontier.Fold fold = DeepFrontier.Fold.of(data, s);
+                    // The same seeds as DeepAnswer.evaluate: the same releases and the same RR draws.
+                    EmbeddingMechanism m = new EmbeddingMechanism(basis, true, Noise.SIGN_CAP, p.k(), p.radius(), eps,
+                            seeded(set, "answer-" + d.network(), eps, s));
+                    Gallery gallery = Gallery.fromReleases(1, m.releaseSpace(), data.people(),
+                            releaseAll(m, fold.train()), fold.yTrain());
+                    double[][] test = DeepAnswer.directions(m, fold.test());
+                    double[][] cal = DeepAnswer.directions(m, d.calibration().x());
+                    double[][] strangers = DeepAnswer.directions(m, measured.x());
+                    double[][] odd = DeepAnswer.directions(m, d.publicOdd().x());
+                    Units[] units = track > 1
+                            ? new Units[] {Units.faces(test, fold.yTest()), Units.tracks(test, fold.yTest(), track)}
+                            : new Units[] {Units.faces(test, fold.yTest())};
+                    for (Units q : units) {
+                        Units calU = q.size == 1 ? Units.faces(cal, d.calibration().labels())
+                                : Units.tracks(cal, d.calibration().labels(), track);
+                        Units strU = q.size == 1 ? Units.faces(strangers, measured.labels())
+                                : Units.tracks(strangers, measured.labels(), track);
+                        Units oddU = q.size == 1 ? Units.faces(odd, d.publicOdd().labels())
+                                : Units.tracks(odd, d.publicOdd().labels(), track);
+                        double[][] qCos = cosines(gallery, q.directions);
+                        double[][] calCos = cosines(gallery, calU.directions);
+                        double[][] strCos = cosines(gallery, strU.directions);
+                        double[][] oddCos = cosines(gallery, oddU.directions);
+                        int[] best = Arrays.stream(qCos).mapToInt(Gallery::argmax).toArray();
+                        double acc = DeepAnswer.accuracy(best, q.labels);
+                        for (Gallery.Score rule : scores) {
+                            // A fresh RR per rule with DeepAnswer's seed (faces), so the rules see the same channel draws and
+                            // the cosine rule's face rows are DeepAnswer's wilson rows.
+                            RandomizedResponse rr = RandomizedResponse.forEpsilon(c, eps, ExactDraws.secure(
+                                    seeded(set, "answer-rr-" + d.network() + (q.size == 1 ? "" : "-track"), eps, s)));
+                            double[] calScores = Arrays.stream(calCos).mapToDouble(rule::of).toArray();
+                            Gallery.Threshold th = Gallery.threshold(calScores, calU.labels,
+                                    rr.decoderFalsePositiveRate(DeepAnswer.FPIR), Gallery.Bound.WILSON);
+                            long named = Arrays.stream(strCos).filter(x -> rr.release(decode(x, rule, th.value(), c)) != c)
+                                    .count();
+                            double[] ci = Gallery.wilson(named, strCos.length);
+                            long oddNamed = Arrays.stream(oddCos)
+                                    .filter(x -> rr.release(decode(x, rule, th.value(), c)) != c).count();
+                            int misses = 0;
+                            for (int i = 0; i < qCos.length; i++) {
+                                misses += rr.release(decode(qCos[i], rule, th.value(), c)) != q.labels[i] ? 1 : 0;
+                            }
+                            rows.add(new Row(d.network(), set, c, eps, s, p.k(), p.radius(), q.unit, q.size, rule, acc,
+                                    th.value(), th.rate(), calScores.length, measuredOn, strCos.length,
+                                    named / (double) strCos.length, ci[0], ci[1], misses / (double) qCos.length,
+                                    oddNamed / (double) oddCos.length, qCos.length));
+                        }
+                    }
+                    progress.step(d.network() + " " + set + " ε" + fmt(eps) + " seed " + s);
+                }
+            }
+        }
+        return rows;
+    }
+
+    static double[][] cosines(Gallery g, double[][] directions) {
+        return Arrays.stream(directions).map(g::scores).toArray(double[][]::new);
+    }
+
+    /** The best template, or c (unknown) when the rule's score does not exceed the threshold. */
+    static int decode(double[] cosines, Gallery.Score rule, double threshold, int c) {
+        return rule.of(cosines) > threshold ? Gallery.argmax(cosines) : c;
+    }
+
+    /** Decision units: single faces, or tracks of a person's faces (the unit mean of their directions). */
+    record Units(String unit, int size, double[][] directions, int[] labels) {
+        static Units faces(double[][] d, int[] y) {
+            return new Units("face", 1, d, y);
+        }
+
+        /** Each person's faces in order, {@code size} at a time; a person's last incomplete group is dropped. */
+        static Units tracks(double[][] d, int[] y, int size) {
+            Map<Integer, List<Integer>> byPerson = new LinkedHashMap<>();
+            for (int i = 0; i < y.length; i++) {
+                byPerson.computeIfAbsent(y[i], x -> new ArrayList<>()).add(i);
+            }
+            List<double[]> dirs = new ArrayList<>();
+            List<Integer> labels = new ArrayList<>();
+            for (var e : byPerson.entrySet()) {
+                List<Integer> idx = e.getValue();
+                for (int start = 0; start + size <= idx.size(); start += size) {
+                    double[] mean = new double[d[0].length];
+                    for (int j = start; j < start + size; j++) {
+                        for (int t = 0; t < mean.length; t++) {
+                            mean[t] += d[idx.get(j)][t];
+                        }
+                    }
+                    dirs.add(EmbeddingMechanism.unit(mean));
+                    labels.add(e.getKey());
+                }
+            }
+            return new Units("track", size, dirs.toArray(double[][]::new), labels.stream().mapToInt(Integer::intValue)
+                    .toArray());
+        }
+    }
+
+    static void run(Map<String, String> opt, Path datasets, Path cache, Path out) throws IOException {
+        List<Gallery.Score> rules = Arrays.stream(opt.get("--scores").split(","))
+                .map(x -> Gallery.Score.valueOf(x.trim().toUpperCase(Locale.ROOT))).toList();
+        LargeGalleries l = new LargeGalleries(Integer.parseInt(opt.get("--seeds")), DeepAnswer.doubles(opt.get("--eps")),
+                rules, Integer.parseInt(opt.get("--track")), presets(Path.of(opt.get("--selection-csv"))));
+        Files.createDirectories(out);
+        List<String> rows = new ArrayList<>();
+        rows.add(Row.HEADER);
+        List<String> sets = List.of(opt.get("--sets").split(","));
+        Path csv = out.resolve("large-galleries" + opt.get("--suffix") + ".csv");
+        for (String network : opt.get("--large-galleries").split(",")) {
+            DeepAnswer.Data d = DeepAnswer.load(datasets, cache, network, opt.get("--public"), sets);
+            for (Row r : l.evaluate(d, sets)) {
+                rows.add(r.csv());
+            }
+            Files.write(csv, rows);
+        }
+        System.out.println("wrote " + csv);
+        summary(rows);
+    }
+
+    /** Means over seeds per (network, set, ε, unit, score): FNIR, measured FPIR, decoder accuracy. */
+    static void summary(List<String> rows) {
+        Map<String, double[]> m = new LinkedHashMap<>();
+        for (String line : rows.subList(1, rows.size())) {
+            String[] f = line.split(",");
+            String key = String.join(" ", f[0], f[1], "ε" + f[3], f[7], f[9]);
+            double[] a = m.computeIfAbsent(key, x -> new double[4]);
+            a[0] += Double.parseDouble(f[19]);
+            a[1] += Double.parseDouble(f[16]);
+            a[2] += Double.parseDouble(f[10]);
+            a[3]++;
+        }
+        System.out.println("network set ε unit score: FNIR, measured FPIR, decoder accuracy (mean over seeds)");
+        for (var e : m.entrySet()) {
+            double[] a = e.getValue();
+            System.out.printf(Locale.ROOT, "%s: %.3f %.4f %.3f (n=%d)%n", e.getKey(), a[0] / a[3], a[1] / a[3],
+                    a[2] / a[3], (int) a[3]);
+        }
+    }
+}
