@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 import org.privface.evaluation.EmbeddingCache;
 import org.privface.evaluation.Progress;
@@ -36,18 +37,20 @@ import org.privface.privacy.embedding.EmbeddingMechanism.Preset;
  * ({@code deep-answer-selection.csv}, {@code chosen} rows), so nothing here is chosen on the
  * evaluation sets.
  *
- * <p>Tracks: a person's test faces (and a stranger's faces) taken {@code --track} at a time in fold
- * order, the rest dropped; LFW's and ORL's photos of one person are more varied than the frames of
+ * <p>Tracks: a person's test faces (and a measured stranger's faces) taken {@code --track} at a time
+ * in fold order, the rest dropped; the threshold is calibrated on single public faces, as lfw-public
+ * has too few people for the thousand-odd public tracks a Wilson bound at this rate needs; LFW's and ORL's photos of one person are more varied than the frames of
  * one camera track, so this is a conservative stand-in for a real track.
  */
 final class LargeGalleries {
     private final int seeds;
     private final double[] epsilons;
-    private final List<Gallery.Score> scores;
+    /** {@link Gallery.Score} names, or {@code znorm} (evaluation only, see {@link #rule}). */
+    private final List<String> scores;
     private final int track;
     private final Map<String, Preset> presets;
 
-    LargeGalleries(int seeds, double[] epsilons, List<Gallery.Score> scores, int track, Map<String, Preset> presets) {
+    LargeGalleries(int seeds, double[] epsilons, List<String> scores, int track, Map<String, Preset> presets) {
         this.seeds = seeds;
         this.epsilons = epsilons;
         this.scores = scores;
@@ -69,7 +72,7 @@ final class LargeGalleries {
     }
 
     record Row(String network, String set, int people, double epsilon, int seed, int k, int radius, String unit,
-               int size, Gallery.Score score, double decoderAccuracy, double threshold, double calibrationRate,
+               int size, String score, double decoderAccuracy, double threshold, double calibrationRate,
                int calibrationUnits, String measuredOn, int measuredUnits, double fpir, double fpirLow, double fpirHigh,
                double fnir, double publicOddFpir, int queries) {
         static final String HEADER = "network,set,people,epsilon,seed,k,radius,unit,track_faces,score,decoder_accuracy,"
@@ -79,7 +82,7 @@ final class LargeGalleries {
         String csv() {
             return String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%d,%s,%d,%s,%.4f,%.6f,%.5f,%d,%s,%d,%.5f,%.5f,%.5f,"
                             + "%.4f,%.5f,%d", network, set, people, fmt(epsilon), seed, k, radius, unit, size,
-                    score.name().toLowerCase(Locale.ROOT), decoderAccuracy, threshold, calibrationRate, calibrationUnits,
+                    score, decoderAccuracy, threshold, calibrationRate, calibrationUnits,
                     measuredOn, measuredUnits, fpir, fpirLow, fpirHigh, fnir, publicOddFpir, queries);
         }
     }
@@ -113,8 +116,8 @@ final class LargeGalleries {
                             ? new Units[] {Units.faces(test, fold.yTest()), Units.tracks(test, fold.yTest(), track)}
                             : new Units[] {Units.faces(test, fold.yTest())};
                     for (Units q : units) {
-                        Units calU = q.size == 1 ? Units.faces(cal, d.calibration().labels())
-                                : Units.tracks(cal, d.calibration().labels(), track);
+                        // Tracks are calibrated on single public faces (too few public people give ≥ 1,000 tracks).
+                        Units calU = Units.faces(cal, d.calibration().labels());
                         Units strU = q.size == 1 ? Units.faces(strangers, measured.labels())
                                 : Units.tracks(strangers, measured.labels(), track);
                         Units oddU = q.size == 1 ? Units.faces(odd, d.publicOdd().labels())
@@ -125,12 +128,13 @@ final class LargeGalleries {
                         double[][] oddCos = cosines(gallery, oddU.directions);
                         int[] best = Arrays.stream(qCos).mapToInt(Gallery::argmax).toArray();
                         double acc = DeepAnswer.accuracy(best, q.labels);
-                        for (Gallery.Score rule : scores) {
-                            // A fresh RR per rule with DeepAnswer's seed (faces), so the rules see the same channel draws and
-                            // the cosine rule's face rows are DeepAnswer's wilson rows.
+                        for (String name : scores) {
+                            ToDoubleFunction<double[]> rule = rule(name, calCos);
+                            // A fresh RR per rule with DeepAnswer's seed (faces), so the rules see the same channel draws (not
+                            // DeepAnswer's draws: it spends some on its closed-set figures first).
                             RandomizedResponse rr = RandomizedResponse.forEpsilon(c, eps, ExactDraws.secure(
                                     seeded(set, "answer-rr-" + d.network() + (q.size == 1 ? "" : "-track"), eps, s)));
-                            double[] calScores = Arrays.stream(calCos).mapToDouble(rule::of).toArray();
+                            double[] calScores = Arrays.stream(calCos).mapToDouble(rule).toArray();
                             Gallery.Threshold th = Gallery.threshold(calScores, calU.labels,
                                     rr.decoderFalsePositiveRate(DeepAnswer.FPIR), Gallery.Bound.WILSON);
                             long named = Arrays.stream(strCos).filter(x -> rr.release(decode(x, rule, th.value(), c)) != c)
@@ -142,7 +146,7 @@ final class LargeGalleries {
                             for (int i = 0; i < qCos.length; i++) {
                                 misses += rr.release(decode(qCos[i], rule, th.value(), c)) != q.labels[i] ? 1 : 0;
                             }
-                            rows.add(new Row(d.network(), set, c, eps, s, p.k(), p.radius(), q.unit, q.size, rule, acc,
+                            rows.add(new Row(d.network(), set, c, eps, s, p.k(), p.radius(), q.unit, q.size, name, acc,
                                     th.value(), th.rate(), calScores.length, measuredOn, strCos.length,
                                     named / (double) strCos.length, ci[0], ci[1], misses / (double) qCos.length,
                                     oddNamed / (double) oddCos.length, qCos.length));
@@ -160,8 +164,41 @@ final class LargeGalleries {
     }
 
     /** The best template, or c (unknown) when the rule's score does not exceed the threshold. */
-    static int decode(double[] cosines, Gallery.Score rule, double threshold, int c) {
-        return rule.of(cosines) > threshold ? Gallery.argmax(cosines) : c;
+    static int decode(double[] cosines, ToDoubleFunction<double[]> rule, double threshold, int c) {
+        return rule.applyAsDouble(cosines) > threshold ? Gallery.argmax(cosines) : c;
+    }
+
+    /**
+     * A named open-set score: a {@link Gallery.Score}, or {@code znorm}: per-identity thresholds, the
+     * best template's cosine as a standard score against the public calibration strangers' cosines to
+     * that template (their mean and sd per template; the gallery would have to carry 2C numbers more,
+     * so it is evaluated here only).
+     */
+    static ToDoubleFunction<double[]> rule(String name, double[][] calibrationCosines) {
+        if (!name.equals("znorm")) {
+            Gallery.Score s = Gallery.Score.valueOf(name.toUpperCase(Locale.ROOT));
+            return s::of;
+        }
+        int c = calibrationCosines[0].length;
+        double[] mean = new double[c];
+        double[] sd = new double[c];
+        for (double[] x : calibrationCosines) {
+            for (int j = 0; j < c; j++) {
+                mean[j] += x[j] / calibrationCosines.length;
+            }
+        }
+        for (double[] x : calibrationCosines) {
+            for (int j = 0; j < c; j++) {
+                sd[j] += (x[j] - mean[j]) * (x[j] - mean[j]) / calibrationCosines.length;
+            }
+        }
+        for (int j = 0; j < c; j++) {
+            sd[j] = Math.max(1e-9, Math.sqrt(sd[j]));
+        }
+        return x -> {
+            int b = Gallery.argmax(x);
+            return (x[b] - mean[b]) / sd[b];
+        };
     }
 
     /** Decision units: single faces, or tracks of a person's faces (the unit mean of their directions). */
@@ -197,8 +234,8 @@ final class LargeGalleries {
     }
 
     static void run(Map<String, String> opt, Path datasets, Path cache, Path out) throws IOException {
-        List<Gallery.Score> rules = Arrays.stream(opt.get("--scores").split(","))
-                .map(x -> Gallery.Score.valueOf(x.trim().toUpperCase(Locale.ROOT))).toList();
+        List<String> rules = Arrays.stream(opt.get("--scores").split(",")).map(x -> x.trim().toLowerCase(Locale.ROOT))
+                .toList();
         LargeGalleries l = new LargeGalleries(Integer.parseInt(opt.get("--seeds")), DeepAnswer.doubles(opt.get("--eps")),
                 rules, Integer.parseInt(opt.get("--track")), presets(Path.of(opt.get("--selection-csv"))));
         Files.createDirectories(out);
