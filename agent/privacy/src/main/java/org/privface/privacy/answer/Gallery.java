@@ -204,6 +204,39 @@ public record Gallery(long version, String basisId, List<String> labels, double[
         }
     }
 
+    /**
+     * What one answer for a track decodes: the unit mean of its faces' unit directions (each the
+     * raw public projection's direction, as for a single face). Averaging several views of one
+     * person moves the query towards that person's centre, which a template of noisy releases
+     * matches better than any single face (issue 45: FNIR at FPIR 1 % on lfw139 at ε 20, 0.19 for
+     * a face and 0.03 for 3 faces). A track that releases one answer at ε spends ε on all its faces
+     * together. All-zero means (opposite faces) give the first axis, as {@link #templates} does.
+     */
+    public static double[] trackDirection(double[][] directions) {
+        if (directions.length == 0) {
+            throw new IllegalArgumentException("a track needs at least one face");
+        }
+        int k = directions[0].length;
+        double[] mean = new double[k];
+        for (double[] d : directions) {
+            if (d.length != k) {
+                throw new IllegalArgumentException("directions of a track must all have length " + k);
+            }
+            double n = Math.sqrt(Sphere.dot(d, d));
+            for (int i = 0; i < k; i++) {
+                if (!Double.isFinite(d[i])) {
+                    throw new IllegalArgumentException("direction holds a non-finite value");
+                }
+                mean[i] += n == 0 ? 0 : d[i] / n;
+            }
+        }
+        if (Sphere.dot(mean, mean) == 0) {
+            mean[0] = 1;
+            return mean;
+        }
+        return Sphere.normalize(mean);
+    }
+
     /** The index of the largest value (the first on ties). */
     public static int argmax(double[] v) {
         int best = 0;

@@ -13,8 +13,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 
+import org.knowm.xchart.style.Styler;
+import org.privface.evaluation.Charts;
 import org.privface.evaluation.EmbeddingCache;
 import org.privface.evaluation.Progress;
 import org.privface.privacy.ExactDraws;
@@ -37,7 +40,8 @@ import org.privface.privacy.embedding.EmbeddingMechanism.Preset;
  * ({@code deep-answer-selection.csv}, {@code chosen} rows), so nothing here is chosen on the
  * evaluation sets.
  *
- * <p>Tracks: a person's test faces (and a measured stranger's faces) taken {@code --track} at a time
+ * <p>Tracks ({@link Gallery#trackDirection}): a person's test faces (and a measured stranger's faces) taken
+ * {@code --track} (a list) at a time
  * in fold order, the rest dropped; the threshold is calibrated on single public faces, as lfw-public
  * has too few people for the thousand-odd public tracks a Wilson bound at this rate needs; LFW's and ORL's photos of one person are more varied than the frames of
  * one camera track, so this is a conservative stand-in for a real track.
@@ -47,14 +51,15 @@ final class LargeGalleries {
     private final double[] epsilons;
     /** {@link Gallery.Score} names, or {@code znorm} (evaluation only, see {@link #rule}). */
     private final List<String> scores;
-    private final int track;
+    /** Faces per track, one decision unit each (besides single faces). */
+    private final int[] tracks;
     private final Map<String, Preset> presets;
 
-    LargeGalleries(int seeds, double[] epsilons, List<String> scores, int track, Map<String, Preset> presets) {
+    LargeGalleries(int seeds, double[] epsilons, List<String> scores, int[] tracks, Map<String, Preset> presets) {
         this.seeds = seeds;
         this.epsilons = epsilons;
         this.scores = scores;
-        this.track = track;
+        this.tracks = tracks;
         this.presets = presets;
     }
 
@@ -112,16 +117,22 @@ final class LargeGalleries {
                     double[][] cal = DeepAnswer.directions(m, d.calibration().x());
                     double[][] strangers = DeepAnswer.directions(m, measured.x());
                     double[][] odd = DeepAnswer.directions(m, d.publicOdd().x());
-                    Units[] units = track > 1
-                            ? new Units[] {Units.faces(test, fold.yTest()), Units.tracks(test, fold.yTest(), track)}
-                            : new Units[] {Units.faces(test, fold.yTest())};
+                    List<Units> units = new ArrayList<>(List.of(Units.faces(test, fold.yTest())));
+                    for (int t : tracks) {
+                        if (t > 1) {
+                            units.add(Units.tracks(test, fold.yTest(), t));
+                        }
+                    }
                     for (Units q : units) {
+                        if (q.directions.length == 0) {
+                            continue; // no person has that many test faces (ORL's 3 per person and tracks of 5)
+                        }
                         // Tracks are calibrated on single public faces (too few public people give ≥ 1,000 tracks).
                         Units calU = Units.faces(cal, d.calibration().labels());
                         Units strU = q.size == 1 ? Units.faces(strangers, measured.labels())
-                                : Units.tracks(strangers, measured.labels(), track);
+                                : Units.tracks(strangers, measured.labels(), q.size);
                         Units oddU = q.size == 1 ? Units.faces(odd, d.publicOdd().labels())
-                                : Units.tracks(odd, d.publicOdd().labels(), track);
+                                : Units.tracks(odd, d.publicOdd().labels(), q.size);
                         double[][] qCos = cosines(gallery, q.directions);
                         double[][] calCos = cosines(gallery, calU.directions);
                         double[][] strCos = cosines(gallery, strU.directions);
@@ -133,7 +144,7 @@ final class LargeGalleries {
                             // A fresh RR per rule with DeepAnswer's seed (faces), so the rules see the same channel draws (not
                             // DeepAnswer's draws: it spends some on its closed-set figures first).
                             RandomizedResponse rr = RandomizedResponse.forEpsilon(c, eps, ExactDraws.secure(
-                                    seeded(set, "answer-rr-" + d.network() + (q.size == 1 ? "" : "-track"), eps, s)));
+                                    seeded(set, "answer-rr-" + d.network() + (q.size == 1 ? "" : "-track" + q.size), eps, s)));
                             double[] calScores = Arrays.stream(calCos).mapToDouble(rule).toArray();
                             Gallery.Threshold th = Gallery.threshold(calScores, calU.labels,
                                     rr.decoderFalsePositiveRate(DeepAnswer.FPIR), Gallery.Bound.WILSON);
@@ -218,13 +229,8 @@ final class LargeGalleries {
             for (var e : byPerson.entrySet()) {
                 List<Integer> idx = e.getValue();
                 for (int start = 0; start + size <= idx.size(); start += size) {
-                    double[] mean = new double[d[0].length];
-                    for (int j = start; j < start + size; j++) {
-                        for (int t = 0; t < mean.length; t++) {
-                            mean[t] += d[idx.get(j)][t];
-                        }
-                    }
-                    dirs.add(EmbeddingMechanism.unit(mean));
+                    dirs.add(Gallery.trackDirection(idx.subList(start, start + size).stream().map(i -> d[i])
+                            .toArray(double[][]::new)));
                     labels.add(e.getKey());
                 }
             }
@@ -237,7 +243,7 @@ final class LargeGalleries {
         List<String> rules = Arrays.stream(opt.get("--scores").split(",")).map(x -> x.trim().toLowerCase(Locale.ROOT))
                 .toList();
         LargeGalleries l = new LargeGalleries(Integer.parseInt(opt.get("--seeds")), DeepAnswer.doubles(opt.get("--eps")),
-                rules, Integer.parseInt(opt.get("--track")), presets(Path.of(opt.get("--selection-csv"))));
+                rules, DeepAnswer.ints(opt.get("--track")), presets(Path.of(opt.get("--selection-csv"))));
         Files.createDirectories(out);
         List<String> rows = new ArrayList<>();
         rows.add(Row.HEADER);
@@ -252,6 +258,34 @@ final class LargeGalleries {
         }
         System.out.println("wrote " + csv);
         summary(rows);
+        chart(rows, out.resolve("large-galleries" + opt.get("--suffix") + ".png"));
+    }
+
+    /**
+     * FNIR at FPIR 1 % (mean over seeds) against the faces per decision (1 = single faces), one line
+     * per (network, set, ε), for the cosine score; the other rules are in the CSV.
+     */
+    static void chart(List<String> rows, Path png) throws IOException {
+        Map<String, Map<Integer, double[]>> m = new LinkedHashMap<>();
+        for (String line : rows.subList(1, rows.size())) {
+            String[] f = line.split(",");
+            if (!f[9].equals("cosine")) {
+                continue;
+            }
+            double[] a = m.computeIfAbsent(f[0] + " " + f[1] + " ε " + f[3], x -> new TreeMap<>())
+                    .computeIfAbsent(Integer.parseInt(f[8]), x -> new double[2]);
+            a[0] += Double.parseDouble(f[19]);
+            a[1]++;
+        }
+        List<Charts.Series> series = new ArrayList<>();
+        for (var e : m.entrySet()) {
+            double[] x = e.getValue().keySet().stream().mapToDouble(Integer::doubleValue).toArray();
+            double[] y = e.getValue().values().stream().mapToDouble(a -> a[0] / a[1]).toArray();
+            series.add(new Charts.Series(e.getKey(), x, y, null));
+        }
+        Charts.line(png, "Answer release: FNIR at FPIR 1 % against faces per answer (one answer per track)",
+                "faces per track", "FNIR at FPIR 1 %", false, Charts.YAxis.UNIT, Styler.LegendPosition.InsideNE, 900, 600,
+                series);
     }
 
     /** Means over seeds per (network, set, ε, unit, score): FNIR, measured FPIR, decoder accuracy. */
@@ -259,7 +293,7 @@ final class LargeGalleries {
         Map<String, double[]> m = new LinkedHashMap<>();
         for (String line : rows.subList(1, rows.size())) {
             String[] f = line.split(",");
-            String key = String.join(" ", f[0], f[1], "ε" + f[3], f[7], f[9]);
+            String key = String.join(" ", f[0], f[1], "ε" + f[3], f[7] + f[8], f[9]);
             double[] a = m.computeIfAbsent(key, x -> new double[4]);
             a[0] += Double.parseDouble(f[19]);
             a[1] += Double.parseDouble(f[16]);
