@@ -19,6 +19,7 @@ import java.util.function.ToDoubleFunction;
 import org.knowm.xchart.style.Styler;
 import org.privface.evaluation.Charts;
 import org.privface.evaluation.EmbeddingCache;
+import org.privface.evaluation.EmbeddingSets;
 import org.privface.evaluation.Progress;
 import org.privface.privacy.ExactDraws;
 import org.privface.privacy.answer.Gallery;
@@ -79,44 +80,96 @@ final class LargeGalleries {
     record Row(String network, String set, int people, double epsilon, int seed, int k, int radius, String unit,
                int size, String score, double decoderAccuracy, double threshold, double calibrationRate,
                int calibrationUnits, String measuredOn, int measuredUnits, double fpir, double fpirLow, double fpirHigh,
-               double fnir, double publicOddFpir, int queries) {
+               double fnir, String diagnosticOn, double diagnosticFpir, int queries) {
         static final String HEADER = "network,set,people,epsilon,seed,k,radius,unit,track_faces,score,decoder_accuracy,"
                 + "threshold,calibration_decoder_rate,calibration_units,fpir_measured_on,measured_units,fpir,fpir_low95,"
-                + "fpir_high95,fnir,public_odd_fpir,queries";
+                + "fpir_high95,fnir,diagnostic_on,diagnostic_fpir,queries";
 
         String csv() {
             return String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%d,%s,%d,%s,%.4f,%.6f,%.5f,%d,%s,%d,%.5f,%.5f,%.5f,"
-                            + "%.4f,%.5f,%d", network, set, people, fmt(epsilon), seed, k, radius, unit, size,
+                            + "%.4f,%s,%.5f,%d", network, set, people, fmt(epsilon), seed, k, radius, unit, size,
                     score, decoderAccuracy, threshold, calibrationRate, calibrationUnits,
-                    measuredOn, measuredUnits, fpir, fpirLow, fpirHigh, fnir, publicOddFpir, queries);
+                    measuredOn, measuredUnits, fpir, fpirLow, fpirHigh, fnir, diagnosticOn, diagnosticFpir, queries);
         }
     }
 
-    List<Row> evaluate(DeepAnswer.Data d, List<String> setNames) {
+    /**
+     * One enrolled set and what it is measured against: the basis its releases and queries use, the
+     * public calibration strangers, the strangers FPIR is measured on and a second, diagnostic stranger set.
+     */
+    record Setup(String network, String set, EmbeddingCache data, EmbeddingBasis basis, EmbeddingCache calibration,
+                 String measuredOn, EmbeddingCache measured, String diagnosticOn, EmbeddingCache diagnostic) {
+    }
+
+    /**
+     * The public watchlist: every {@code publicSet} person with at least {@code minFaces} faces
+     * enrolled (743 people at 3 in lfw-public). Nothing else may come from them or from the
+     * bundled basis (fitted on lfw-public), so the basis is fitted on lfw139 (disjoint people),
+     * the calibration strangers are the public people with fewer faces, FPIR is measured on lfw5 and
+     * ORL is the diagnostic: four disjoint sets of people.
+     */
+    static Setup publicGallery(Path datasets, Path cache, String network, String publicSet, int minFaces)
+            throws IOException {
+        EmbeddingCache pub = EmbeddingSets.load(datasets, publicSet, cache, network);
+        int[] counts = new int[pub.classes()];
+        for (int y : pub.labels()) {
+            counts[y]++;
+        }
+        List<Integer> enrolled = new ArrayList<>();
+        List<Integer> fewer = new ArrayList<>();
+        for (int c = 0; c < counts.length; c++) {
+            (counts[c] >= minFaces ? enrolled : fewer).add(c);
+        }
+        EmbeddingCache basisPeople = EmbeddingSets.load(datasets, "lfw139", cache, network);
+        EmbeddingBasis basis = DeepFrontier.fitPublic(basisPeople, network, "lfw139", DeepFrontier.BASIS_DIRECTIONS);
+        EmbeddingCache gallery = pub.subset(enrolled);
+        EmbeddingCache calibration = pub.subset(fewer);
+        System.out.printf("public gallery: %d people (%d faces) enrolled; basis on lfw139 (%d faces); %d calibration "
+                        + "strangers (%d people with < %d faces)%n", gallery.classes(), gallery.x().length,
+                basisPeople.x().length, calibration.x().length, calibration.classes(), minFaces);
+        return new Setup(network, publicSet + "-" + minFaces + "plus", gallery, basis, calibration, "lfw5",
+                EmbeddingSets.load(datasets, "lfw5", cache, network), "orl",
+                EmbeddingSets.load(datasets, "orl", cache, network));
+    }
+
+    /** DeepAnswer's sets: the bundled basis, lfw-public's even people calibrate, lfw-public's odd ones the diagnostic. */
+    static List<Setup> setups(DeepAnswer.Data d, List<String> setNames) {
         EmbeddingBasis basis = EmbeddingBasis.bundled(d.network());
-        List<Row> rows = new ArrayList<>();
-        Progress progress = new Progress(System.out, setNames.size() * epsilons.length * seeds);
+        List<Setup> l = new ArrayList<>();
         for (String set : setNames) {
-            EmbeddingCache data = d.sets().get(set);
+            String on = DeepAnswer.measuredOn(set);
+            l.add(new Setup(d.network(), set, d.sets().get(set), basis, d.calibration(), on, d.measured().get(on),
+                    "lfw-public-odd", d.publicOdd()));
+        }
+        return l;
+    }
+
+    List<Row> evaluate(List<Setup> setups) {
+        List<Row> rows = new ArrayList<>();
+        Progress progress = new Progress(System.out, setups.size() * epsilons.length * seeds);
+        for (Setup su : setups) {
+            String set = su.set();
+            EmbeddingCache data = su.data();
+            EmbeddingBasis basis = su.basis();
             int c = data.classes();
-            String measuredOn = DeepAnswer.measuredOn(set);
-            EmbeddingCache measured = d.measured().get(measuredOn);
+            String measuredOn = su.measuredOn();
+            EmbeddingCache measured = su.measured();
             for (double eps : epsilons) {
-                Preset p = presets.get(d.network() + "/" + DeepAnswer.key(eps, DeepAnswer.selectionGallery(c)));
+                Preset p = presets.get(su.network() + "/" + DeepAnswer.key(eps, DeepAnswer.selectionGallery(c)));
                 if (p == null) {
-                    throw new IllegalStateException("no selected preset for " + d.network() + " at ε " + fmt(eps));
+                    throw new IllegalStateException("no selected preset for " + su.network() + " at ε " + fmt(eps));
                 }
                 for (int s = 0; s < seeds; s++) {
                     DeepFrontier.Fold fold = DeepFrontier.Fold.of(data, s);
                     // The same seeds as DeepAnswer.evaluate: the same releases and the same RR draws.
                     EmbeddingMechanism m = new EmbeddingMechanism(basis, true, Noise.SIGN_CAP, p.k(), p.radius(), eps,
-                            seeded(set, "answer-" + d.network(), eps, s));
+                            seeded(set, "answer-" + su.network(), eps, s));
                     Gallery gallery = Gallery.fromReleases(1, m.releaseSpace(), data.people(),
                             releaseAll(m, fold.train()), fold.yTrain());
                     double[][] test = DeepAnswer.directions(m, fold.test());
-                    double[][] cal = DeepAnswer.directions(m, d.calibration().x());
+                    double[][] cal = DeepAnswer.directions(m, su.calibration().x());
                     double[][] strangers = DeepAnswer.directions(m, measured.x());
-                    double[][] odd = DeepAnswer.directions(m, d.publicOdd().x());
+                    double[][] odd = DeepAnswer.directions(m, su.diagnostic().x());
                     List<Units> units = new ArrayList<>(List.of(Units.faces(test, fold.yTest())));
                     for (int t : tracks) {
                         if (t > 1) {
@@ -128,11 +181,11 @@ final class LargeGalleries {
                             continue; // no person has that many test faces (ORL's 3 per person and tracks of 5)
                         }
                         // Tracks are calibrated on single public faces (too few public people give ≥ 1,000 tracks).
-                        Units calU = Units.faces(cal, d.calibration().labels());
+                        Units calU = Units.faces(cal, su.calibration().labels());
                         Units strU = q.size == 1 ? Units.faces(strangers, measured.labels())
                                 : Units.tracks(strangers, measured.labels(), q.size);
-                        Units oddU = q.size == 1 ? Units.faces(odd, d.publicOdd().labels())
-                                : Units.tracks(odd, d.publicOdd().labels(), q.size);
+                        Units oddU = q.size == 1 ? Units.faces(odd, su.diagnostic().labels())
+                                : Units.tracks(odd, su.diagnostic().labels(), q.size);
                         double[][] qCos = cosines(gallery, q.directions);
                         double[][] calCos = cosines(gallery, calU.directions);
                         double[][] strCos = cosines(gallery, strU.directions);
@@ -144,7 +197,7 @@ final class LargeGalleries {
                             // A fresh RR per rule with DeepAnswer's seed (faces), so the rules see the same channel draws (not
                             // DeepAnswer's draws: it spends some on its closed-set figures first).
                             RandomizedResponse rr = RandomizedResponse.forEpsilon(c, eps, ExactDraws.secure(
-                                    seeded(set, "answer-rr-" + d.network() + (q.size == 1 ? "" : "-track" + q.size), eps, s)));
+                                    seeded(set, "answer-rr-" + su.network() + (q.size == 1 ? "" : "-track" + q.size), eps, s)));
                             double[] calScores = Arrays.stream(calCos).mapToDouble(rule).toArray();
                             Gallery.Threshold th = Gallery.threshold(calScores, calU.labels,
                                     rr.decoderFalsePositiveRate(DeepAnswer.FPIR), Gallery.Bound.WILSON);
@@ -157,13 +210,13 @@ final class LargeGalleries {
                             for (int i = 0; i < qCos.length; i++) {
                                 misses += rr.release(decode(qCos[i], rule, th.value(), c)) != q.labels[i] ? 1 : 0;
                             }
-                            rows.add(new Row(d.network(), set, c, eps, s, p.k(), p.radius(), q.unit, q.size, name, acc,
+                            rows.add(new Row(su.network(), set, c, eps, s, p.k(), p.radius(), q.unit, q.size, name, acc,
                                     th.value(), th.rate(), calScores.length, measuredOn, strCos.length,
                                     named / (double) strCos.length, ci[0], ci[1], misses / (double) qCos.length,
-                                    oddNamed / (double) oddCos.length, qCos.length));
+                                    su.diagnosticOn(), oddNamed / (double) oddCos.length, qCos.length));
                         }
                     }
-                    progress.step(d.network() + " " + set + " ε" + fmt(eps) + " seed " + s);
+                    progress.step(su.network() + " " + set + " ε" + fmt(eps) + " seed " + s);
                 }
             }
         }
@@ -250,8 +303,15 @@ final class LargeGalleries {
         List<String> sets = List.of(opt.get("--sets").split(","));
         Path csv = out.resolve("large-galleries" + opt.get("--suffix") + ".csv");
         for (String network : opt.get("--large-galleries").split(",")) {
-            DeepAnswer.Data d = DeepAnswer.load(datasets, cache, network, opt.get("--public"), sets);
-            for (Row r : l.evaluate(d, sets)) {
+            List<Setup> setups = new ArrayList<>();
+            if (!sets.equals(List.of("none"))) {
+                setups.addAll(setups(DeepAnswer.load(datasets, cache, network, opt.get("--public"), sets), sets));
+            }
+            if (!opt.get("--public-gallery").isEmpty()) {
+                setups.add(publicGallery(datasets, cache, network, opt.get("--public"),
+                        Integer.parseInt(opt.get("--public-gallery"))));
+            }
+            for (Row r : l.evaluate(setups)) {
                 rows.add(r.csv());
             }
             Files.write(csv, rows);
