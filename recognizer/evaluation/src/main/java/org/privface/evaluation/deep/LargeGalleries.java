@@ -54,6 +54,8 @@ final class LargeGalleries {
     private final List<String> scores;
     /** Faces per track, one decision unit each (besides single faces). */
     private final int[] tracks;
+    /** Whether tracks are calibrated on public tracks (true) or on single public faces. */
+    private boolean trackCalibration;
     private final Map<String, Preset> presets;
 
     LargeGalleries(int seeds, double[] epsilons, List<String> scores, int[] tracks, Map<String, Preset> presets) {
@@ -62,6 +64,11 @@ final class LargeGalleries {
         this.scores = scores;
         this.tracks = tracks;
         this.presets = presets;
+    }
+
+    LargeGalleries calibrateTracksOnTracks(boolean on) {
+        trackCalibration = on;
+        return this;
     }
 
     /** The chosen (k, radius) per "network/ε/gallery" from a selection CSV of {@link DeepAnswer}. */
@@ -180,8 +187,11 @@ final class LargeGalleries {
                         if (q.directions.length == 0) {
                             continue; // no person has that many test faces (ORL's 3 per person and tracks of 5)
                         }
-                        // Tracks are calibrated on single public faces (too few public people give ≥ 1,000 tracks).
-                        Units calU = Units.faces(cal, su.calibration().labels());
+                        // Tracks are calibrated on single public faces by default (lfw-public's calibration people
+                        // give about 1,000 tracks of 2 and 450 of 3, few for a Wilson bound at these rates);
+                        // --track-calibration tracks uses the public people's own tracks instead.
+                        Units calU = q.size > 1 && trackCalibration ? Units.tracks(cal, su.calibration().labels(), q.size)
+                                : Units.faces(cal, su.calibration().labels());
                         Units strU = q.size == 1 ? Units.faces(strangers, measured.labels())
                                 : Units.tracks(strangers, measured.labels(), q.size);
                         Units oddU = q.size == 1 ? Units.faces(odd, su.diagnostic().labels())
@@ -296,7 +306,8 @@ final class LargeGalleries {
         List<String> rules = Arrays.stream(opt.get("--scores").split(",")).map(x -> x.trim().toLowerCase(Locale.ROOT))
                 .toList();
         LargeGalleries l = new LargeGalleries(Integer.parseInt(opt.get("--seeds")), DeepAnswer.doubles(opt.get("--eps")),
-                rules, DeepAnswer.ints(opt.get("--track")), presets(Path.of(opt.get("--selection-csv"))));
+                rules, DeepAnswer.ints(opt.get("--track")), presets(Path.of(opt.get("--selection-csv"))))
+                .calibrateTracksOnTracks(opt.get("--track-calibration").equals("tracks"));
         Files.createDirectories(out);
         List<String> rows = new ArrayList<>();
         rows.add(Row.HEADER);
