@@ -39,7 +39,8 @@ import org.privface.privacy.embedding.EmbeddingMechanism.Preset;
  * <pre>mvn -B -q -Pdeep-eval install -DskipTests [-Deval.args="--sets lfw5 --seeds 1"]</pre>
  * {@code --frontier false --selection false} runs the open set alone.
  * With {@code --models fr_feature,dlib} it compares the embedding networks instead ({@link ModelComparison});
- * with {@code --answer dlib,fr_feature} it runs the answer release instead ({@link DeepAnswer}).
+ * with {@code --answer dlib,fr_feature} it runs the answer release instead ({@link DeepAnswer}); with
+ * {@code --large-galleries dlib} its open-set score rules and tracks ({@link LargeGalleries}).
  */
 public final class DeepFrontierEvaluation {
     private DeepFrontierEvaluation() {
@@ -63,13 +64,21 @@ public final class DeepFrontierEvaluation {
                 Map.entry("--calibration", "wilson"), Map.entry("--calibrations", "estimate,wilson,people"),
                 Map.entry("--ks", DeepAnswer.KS), Map.entry("--radii", DeepAnswer.RADII),
                 Map.entry("--decoder-eps", "5,10,20"), Map.entry("--decoder-sets", "lfw5,orl"),
-                Map.entry("--evaluate", "true"), Map.entry("--suffix", "")),
+                Map.entry("--evaluate", "true"), Map.entry("--suffix", ""),
+                // LargeGalleries' (issue 45): the open-set score rules compared, faces per track, the presets chosen
+                Map.entry("--large-galleries", ""), Map.entry("--scores", "cosine,tnorm,margin,znorm"),
+                Map.entry("--track", "2,3,5"), Map.entry("--public-gallery", ""),
+                Map.entry("--track-calibration", "faces"), Map.entry("--selection-csv", "docs/results/deep-answer-selection.csv")),
                 args);
         Path cache = Path.of(opt.get("--cache"));
         Path datasets = Path.of(opt.get("--datasets"));
         String model = opt.get("--model");
         if (!opt.get("--models").isEmpty()) { // issue 19: the networks side by side (ModelComparison)
             ModelComparison.run(List.of(opt.get("--models").split(",")), opt, datasets, cache, Path.of(opt.get("--out")));
+            return;
+        }
+        if (!opt.get("--large-galleries").isEmpty()) { // issue 45: open-set scores and tracks (LargeGalleries)
+            LargeGalleries.run(opt, datasets, cache, Path.of(opt.get("--out")));
             return;
         }
         if (!opt.get("--answer").isEmpty()) { // issue 29: the answer family for the networks listed (DeepAnswer)
