@@ -56,23 +56,24 @@ final class DemoSummary {
     }
 
     /**
-     * Whether the two forms' scores compare at the same false-positive rate. On enrolled faces,
-     * rejecting more can only turn a correct name into "unknown", so a vector that named every
-     * labelled face (FPIR 100 % on strangers, at most) scores no more at any stricter threshold,
-     * in particular at the answer's measured FPIR. A vector whose open set already said "unknown"
-     * has an FPIR the demo does not measure (no stranger's vector is released), so nothing follows.
+     * Whether the two forms' scores compare at the same false-positive rate. On enrolled faces a
+     * threshold only decides between a name and "unknown": at any threshold the vector names
+     * correctly at most the faces it named correctly plus those it called unknown, so
+     * (correct + unknown) / scored bounds its accuracy at every FPIR, the answer's measured one
+     * included. Where the answer reaches that bound, it is not below the vector at equal FPIR; the
+     * vector's own FPIR on strangers is not measured (no stranger's vector is released).
      */
     static String equalFpir(Score answer, Score vector) {
-        if (vector.unknown() == 0) {
-            return String.format("the vector named all %d labelled faces (no open-set rejection), so at the answer's"
-                    + " measured FPIR (unseen strangers, above) it scores at most %.1f%% (a stricter threshold only turns"
-                    + " names into \"unknown\"); the answer scores %.1f%% there: %s", vector.scored(),
-                    100 * vector.accuracy(), 100 * answer.accuracy(),
-                    answer.accuracy() >= vector.accuracy() ? "answer >= vector at equal FPIR" : "ANSWER BELOW VECTOR");
-        }
-        return String.format("not established: the vector's open set said \"unknown\" for %d of %d labelled faces, and its"
-                + " FPIR on strangers is not measured by the demo (no stranger's vector is released)", vector.unknown(),
-                vector.scored());
+        double bound = (vector.correct() + vector.unknown()) / (double) Math.max(1, vector.scored());
+        String why = vector.unknown() == 0
+                ? String.format("the vector named all %d labelled faces, so no threshold gives it more than its %.1f%%",
+                        vector.scored(), 100 * vector.accuracy())
+                : String.format("the vector would score at most %.1f%% at any threshold (its %d correct names plus the %d"
+                        + " labelled faces its open set called \"unknown\", of %d)", 100 * bound, vector.correct(),
+                        vector.unknown(), vector.scored());
+        return String.format("%s; the answer scores %.1f%% at its measured FPIR (unseen strangers, above): %s", why,
+                100 * answer.accuracy(), answer.accuracy() >= bound ? "answer >= vector at equal FPIR"
+                        : "not established (the answer is below that bound)");
     }
 
     /**

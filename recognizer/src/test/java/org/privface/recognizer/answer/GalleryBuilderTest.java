@@ -64,7 +64,7 @@ class GalleryBuilderTest {
         assertEquals(Math.floor(target * 3000), estimate.getCalibration().getAccepted(), "estimate: ⌊rate·n⌋ through");
         assertTrue(wilson.getThreshold() > estimate.getThreshold(), wilson.getThreshold() + " vs " + estimate.getThreshold());
         int a = wilson.getCalibration().getAccepted();
-        assertTrue(Gallery.wilson(a, 3000)[1] <= target && Gallery.wilson(a + 1, 3000)[1] > target,
+        assertTrue(org.privface.privacy.Proportions.wilson95(a, 3000)[1] <= target && org.privface.privacy.Proportions.wilson95(a + 1, 3000)[1] > target,
                 "the most strangers whose upper bound stays at the target: " + a);
         assertEquals(target, wilson.getCalibration().getTargetRate(), 1e-12);
         // The point estimate still names people on a small public set (e.g. a test's 60 strangers); Wilson cannot.

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.stream.IntStream;
 
+import org.privface.privacy.Proportions;
 import org.privface.privacy.aggregate.Sphere;
 import org.privface.privacy.fisher.FisherBasis;
 
@@ -349,12 +350,12 @@ public record Gallery(long version, String basisId, List<String> labels, double[
                 sumAa += 2.0 * before + 1;
                 sumAn += faces.get(j);
             }
-            double upper = wilson(a, n)[1];
+            double upper = Proportions.wilson95(a, n)[1];
             if (bound == Bound.PEOPLE && clusters > 1) {
                 double p = a / (double) n;
                 double ss = Math.max(0, sumAa - 2 * p * sumAn + p * p * sumNn);
                 double se = Math.sqrt(clusters / (clusters - 1.0) * ss) / n;
-                upper = Math.max(upper, p + Z95 * se);
+                upper = Math.max(upper, p + Proportions.Z95 * se);
             }
             if (upper > rate) {
                 return a - 1;
@@ -362,8 +363,6 @@ public record Gallery(long version, String basisId, List<String> labels, double[
         }
         return n;
     }
-
-    private static final double Z95 = 1.959963984540054;
 
     /**
      * A calibrated threshold.
@@ -379,7 +378,7 @@ public record Gallery(long version, String basisId, List<String> labels, double[
     public record Threshold(double value, long accepted, long strangers, double target, double rate, double lower,
                             double upper) {
         static Threshold of(double value, long accepted, long n, double target) {
-            double[] w = wilson(accepted, n);
+            double[] w = Proportions.wilson95(accepted, n);
             return new Threshold(value, accepted, n, target, accepted / (double) n, w[0], w[1]);
         }
 
@@ -389,8 +388,4 @@ public record Gallery(long version, String basisId, List<String> labels, double[
         }
     }
 
-    /** The 95 % Wilson score interval of a proportion x/n ({@link org.privface.privacy.Proportions#wilson95}). */
-    public static double[] wilson(long x, long n) {
-        return org.privface.privacy.Proportions.wilson95(x, n);
-    }
 }

@@ -213,7 +213,7 @@ final class LargeGalleries {
                                     rr.decoderFalsePositiveRate(DeepAnswer.FPIR), Gallery.Bound.WILSON);
                             long named = Arrays.stream(strCos).filter(x -> rr.release(decode(x, rule, th.value(), c)) != c)
                                     .count();
-                            double[] ci = Gallery.wilson(named, strCos.length);
+                            double[] ci = org.privface.privacy.Proportions.wilson95(named, strCos.length);
                             long oddNamed = Arrays.stream(oddCos)
                                     .filter(x -> rr.release(decode(x, rule, th.value(), c)) != c).count();
                             int misses = 0;
