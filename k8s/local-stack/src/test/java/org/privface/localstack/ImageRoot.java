@@ -36,6 +36,11 @@ final class ImageRoot {
         static Mount bind(Path source, String target) {
             return new Mount(target, source, true);
         }
+
+        /** A writable bind mount: a hostPath volume, such as the agent's data directory. */
+        static Mount hostPath(Path source, String target) {
+            return new Mount(target, source, false);
+        }
     }
 
     final Path rootfs;

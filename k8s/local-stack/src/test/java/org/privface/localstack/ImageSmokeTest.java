@@ -48,6 +48,8 @@ class ImageSmokeTest {
     private static final String SITE = "smoke";
     /** The live-camera gateway's site, so its records stay apart from the folder run's. */
     private static final String LIVE_SITE = "smokelive";
+    /** The answer loop's site: a gateway set to answer, against a gallery the recognizer image signs. */
+    private static final String ANSWER_SITE = "smokeanswer";
     /** The overlays' ε per face (docs/frontier.md, "Recommended ε"). */
     private static final double EPSILON = 20;
     /** Where base/agent/daemonset.yaml mounts the ConfigMap privface-face-models, and the path it names. */
@@ -77,7 +79,7 @@ class ImageSmokeTest {
         agentImage = ImageRoot.unpack(agentTar, work.resolve("agent"));
         recognizerImage = ImageRoot.unpack(recognizerTar, work.resolve("recognizer"));
         broker = LocalBroker.plaintext(root, Files.createDirectories(work.resolve("kafka")),
-                Topics.definitions(List.of(SITE, LIVE_SITE)));
+                Topics.definitions(List.of(SITE, LIVE_SITE, ANSWER_SITE)));
         running.add(broker);
         bootstrap = broker.bootstrap();
     }
@@ -124,12 +126,11 @@ class ImageSmokeTest {
         List<ImageRoot.Mount> mounts = new ArrayList<>(agentMounts());
         mounts.add(ImageRoot.Mount.bind(faces.resolve("query"), "/srv/camera"));
         long t0 = System.nanoTime();
-        Process agent = agentImage.start(mounts,
-                Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(agentPort),
+        Process agent = agentImage.start(mounts, daemonSetEnv(Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(agentPort),
                         "AGENT_SITE_ID", SITE, "AGENT_GATEWAY_ID", "smoke-gateway",
                         "AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll", "AGENT_SOURCE", "/srv/camera",
                         "AGENT_YUNET_MODEL", YUNET_IN_IMAGE, "AGENT_EXIT_WHEN_DONE", "true",
-                        "JAVA_TOOL_OPTIONS", "-Xmx1g"),
+                        "JAVA_TOOL_OPTIONS", "-Xmx1g")),
                 work.resolve("agent.log"));
         running.add(() -> ImageRoot.stop(agent));
         long peakKib = 0;
@@ -165,8 +166,19 @@ class ImageSmokeTest {
             assertTrue(eps <= EPSILON && eps > EPSILON - 1e-6, "every record states the ε it spent: " + eps);
         }
 
-        Map<String, RecognitionResult> results = DemoTopics.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS), (int) queries,
-                Duration.ofMinutes(3), FaceRecords::decodeResult, RecognitionResult::getEventId);
+        // privface.results is shared with the other tests' sites: this site's queries only.
+        java.util.Set<String> queryIds = new java.util.HashSet<>();
+        published.values().stream().filter(f -> f.getEnrollmentLabel() == null).forEach(f -> queryIds.add(f.getEventId()));
+        Map<String, RecognitionResult> results = new java.util.HashMap<>();
+        long until = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (!results.keySet().containsAll(queryIds) && System.nanoTime() < until) {
+            results = new java.util.HashMap<>(DemoTopics.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS), -1,
+                    Duration.ofSeconds(20), FaceRecords::decodeResult, RecognitionResult::getEventId));
+            results.keySet().retainAll(queryIds);
+            if (!results.keySet().containsAll(queryIds)) {
+                Thread.sleep(2000);
+            }
+        }
         long named = results.values().stream().filter(r -> r.getPredictedLabel() != null).count();
         System.out.printf("recognizer image: %d of %d queries answered (%d with an enrolled name, %d \"unknown\")%n",
                 results.size(), queries, named, results.size() - named);
@@ -183,18 +195,101 @@ class ImageSmokeTest {
     }
 
     /**
+     * The answer loop inside the images (issue 38), as the answer overlay runs it: the recognizer
+     * signs the site's gallery with the key the Deployment mounts (RECOGNIZER_ANSWER_SIGNING_KEY_FILE),
+     * a gateway enrolls in the templates' form, and a second gateway, set to answer and trusting the
+     * gallery key (AGENT_ANSWER_GALLERY_KEYS_RECOGNIZER), releases each query face as a k-RR identity;
+     * the recognizer turns every answer into a result. Closed-set: no strangers file is mounted here.
+     */
+    @Test
+    void theAnswerLoopRunsInTheImages() throws Exception {
+        Path keys = Files.createDirectories(work.resolve("gallery-key"));
+        String trust = org.privface.wire.control.SignedControl.writeNewKey("recognizer", keys.resolve("signing.key"));
+        // The image runs as 10001, as the Secret's defaultMode and fsGroup let it read the key in the cluster.
+        new ProcessBuilder("chown", "-R", "10001:10001", keys.toString()).inheritIO().start().waitFor();
+        int recognizerPort = KafkaServerProcess.freePort();
+        Path recognizerLog = work.resolve("recognizer-answer.log");
+        Process recognizer = recognizerImage.start(
+                List.of(ImageRoot.Mount.tmpfs("/tmp"), ImageRoot.Mount.tmpfs("/var/lib/privface-recognizer/models"),
+                        ImageRoot.Mount.bind(keys, "/etc/privface/gallery")),
+                Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "RECOGNIZER_HTTP_PORT", String.valueOf(recognizerPort),
+                        "RECOGNIZER_INSTANCE_ID", "smoke-answer-recognizer", "RECOGNIZER_SITES", ANSWER_SITE,
+                        "RECOGNIZER_GROUP_ID", "smoke-answer",
+                        "RECOGNIZER_ANSWER_SIGNING_KEY_FILE", "/etc/privface/gallery/signing.key",
+                        "RECOGNIZER_ANSWER_KEY_ID", "recognizer",
+                        "JAVA_TOOL_OPTIONS", "-Xmx1g -Dai.djl.pytorch.num_threads=1 -Dai.djl.pytorch.num_interop_threads=1"),
+                recognizerLog);
+        running.add(() -> ImageRoot.stop(recognizer));
+        awaitHealthy(recognizer, recognizerPort, recognizerLog);
+
+        // The gateway enrolls alone, in the templates' form; the recognizer builds and signs the gallery.
+        Path enrolLog = work.resolve("agent-answer-enrol.log");
+        Process enrol = agentImage.start(agentMounts(), daemonSetEnv(Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(KafkaServerProcess.freePort()),
+                        "AGENT_SITE_ID", ANSWER_SITE, "AGENT_GATEWAY_ID", "smoke-answer-enrol",
+                        "AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll", "AGENT_ANSWER_ENROLLMENT_FORMS", "templates",
+                        "AGENT_YUNET_MODEL", YUNET_IN_IMAGE, "AGENT_EXIT_WHEN_DONE", "true", "JAVA_TOOL_OPTIONS", "-Xmx1g")),
+                enrolLog);
+        running.add(() -> ImageRoot.stop(enrol));
+        assertTrue(enrol.waitFor(5, TimeUnit.MINUTES), "the enrolling gateway did not finish:\n" + tail(enrolLog));
+        assertEquals(0, enrol.exitValue(), "enrolling gateway's exit code:\n" + tail(enrolLog));
+        String galleryTopic = Topics.gallery(ANSWER_SITE);
+        Map<String, org.privface.wire.avro.FaceGallery> galleries = DemoTopics.readAll(broker.client(LocalBroker.ADMIN),
+                List.of(galleryTopic), 1, Duration.ofMinutes(3), b -> FaceRecords.decodeGalleryFromTopic(galleryTopic, b),
+                g -> Long.toString(g.getVersion()));
+        assertFalse(galleries.isEmpty(), "no signed gallery on " + galleryTopic + "; recognizer log:\n" + tail(recognizerLog));
+        int people = galleries.values().iterator().next().getLabels().size();
+
+        // The answering gateway: the query folder as its camera, the gallery key trusted, nothing but answers out.
+        Path answerLog = work.resolve("agent-answer.log");
+        List<ImageRoot.Mount> mounts = new ArrayList<>(agentMounts());
+        mounts.add(ImageRoot.Mount.bind(root.resolve("test-data/synthetic/query"), "/srv/camera"));
+        Process answering = agentImage.start(mounts, daemonSetEnv(Map.ofEntries(Map.entry("KAFKA_BOOTSTRAP_SERVERS", bootstrap),
+                        Map.entry("AGENT_HTTP_PORT", String.valueOf(KafkaServerProcess.freePort())),
+                        Map.entry("AGENT_SITE_ID", ANSWER_SITE), Map.entry("AGENT_GATEWAY_ID", "smoke-answer-gateway"),
+                        Map.entry("AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll"),
+                        Map.entry("AGENT_PUBLISH_ENROLLMENTS", "false"), Map.entry("AGENT_SOURCE", "/srv/camera"),
+                        Map.entry("AGENT_ANSWER_RELEASE", "answer"),
+                        Map.entry("AGENT_ANSWER_GALLERY_KEYS_RECOGNIZER", trust.substring(trust.indexOf(':') + 1).strip()),
+                        Map.entry("AGENT_YUNET_MODEL", YUNET_IN_IMAGE), Map.entry("AGENT_EXIT_WHEN_DONE", "true"),
+                        Map.entry("JAVA_TOOL_OPTIONS", "-Xmx1g"))),
+                answerLog);
+        running.add(() -> ImageRoot.stop(answering));
+        assertTrue(answering.waitFor(5, TimeUnit.MINUTES), "the answering gateway did not finish:\n" + tail(answerLog));
+        assertEquals(0, answering.exitValue(), "answering gateway's exit code:\n" + tail(answerLog));
+
+        Map<String, org.privface.wire.avro.FaceAnswer> answers = DemoTopics.readAll(broker.client(LocalBroker.ADMIN),
+                List.of(Topics.answer(ANSWER_SITE)), -1, Duration.ofSeconds(20), FaceRecords::decodeAnswer,
+                a -> a.getEventId());
+        Map<String, PerturbedFace> vectors = DemoTopics.readAll(broker.client(LocalBroker.ADMIN),
+                List.of(Topics.query(ANSWER_SITE)), -1, Duration.ofSeconds(5), FaceRecords::decodeFace, PerturbedFace::getEventId);
+        System.out.printf("images, answer loop: gallery of %d people signed by the recognizer image; %d answers, %d query"
+                + " vectors%n", people, answers.size(), vectors.size());
+        assertTrue(answers.size() > 0, "no answer released; gateway log:\n" + tail(answerLog));
+        assertTrue(vectors.isEmpty(), "an answer-only gateway released query vectors");
+        for (var a : answers.values()) {
+            double eps = a.getMechanism().getEpsilonPerFace();
+            assertTrue(eps > 0 && eps <= EPSILON, "every answer states the ε it spent: " + eps);
+        }
+        Map<String, RecognitionResult> results = DemoTopics.readAll(broker.client(LocalBroker.ADMIN), List.of(Topics.RESULTS),
+                -1, Duration.ofSeconds(30), FaceRecords::decodeResult, RecognitionResult::getEventId);
+        long answered = answers.keySet().stream().filter(results::containsKey).count();
+        System.out.printf("images, answer loop: %d of %d answers turned into results by the recognizer image%n", answered,
+                answers.size());
+        assertEquals(answers.size(), answered, "every answer became a result; recognizer log:\n" + tail(recognizerLog));
+    }
+
+    /**
      * The FFmpeg natives (libavdevice links the base's libpulse, libasound and libxcb) load only
      * for network and V4L2 cameras: a gateway on a live MJPEG-over-HTTP camera publishes queries.
      */
     @Test
     void agentCapturesALiveCameraThroughFfmpeg() throws Exception {
         try (MjpegFeed feed = new MjpegFeed(root.resolve("test-data/synthetic/query"), 5)) {
-            Process agent = agentImage.start(agentMounts(),
-                    Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(KafkaServerProcess.freePort()),
+            Process agent = agentImage.start(agentMounts(), daemonSetEnv(Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap, "AGENT_HTTP_PORT", String.valueOf(KafkaServerProcess.freePort()),
                             "AGENT_SITE_ID", LIVE_SITE, "AGENT_GATEWAY_ID", "smoke-live-gateway",
                             "AGENT_ENROLL_FOLDER", "/var/lib/privface-agent-enroll", "AGENT_PUBLISH_ENROLLMENTS", "false",
                             "AGENT_CAMERAS_DOOR_URL", feed.url(), "AGENT_YUNET_MODEL", YUNET_IN_IMAGE,
-                            "JAVA_TOOL_OPTIONS", "-Xmx1g"),
+                            "JAVA_TOOL_OPTIONS", "-Xmx1g")),
                     work.resolve("agent-live.log"));
             running.add(() -> ImageRoot.stop(agent));
             Map<String, PerturbedFace> queries = Map.of();
@@ -222,9 +317,9 @@ class ImageSmokeTest {
         List<ImageRoot.Mount> mounts = new ArrayList<>(agentMounts().subList(0, 3));
         mounts.add(ImageRoot.Mount.bind(models, MODELS_MOUNT + "/yunet"));
         Path log = work.resolve("agent-wrong-yunet.log");
-        Process agent = agentImage.start(mounts, Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap,
+        Process agent = agentImage.start(mounts, daemonSetEnv(Map.of("KAFKA_BOOTSTRAP_SERVERS", bootstrap,
                 "AGENT_HTTP_PORT", String.valueOf(KafkaServerProcess.freePort()), "AGENT_SITE_ID", SITE,
-                "AGENT_YUNET_MODEL", YUNET_IN_IMAGE, "JAVA_TOOL_OPTIONS", "-Xmx512m"), log);
+                "AGENT_YUNET_MODEL", YUNET_IN_IMAGE, "JAVA_TOOL_OPTIONS", "-Xmx512m")), log);
         running.add(() -> ImageRoot.stop(agent));
         assertTrue(agent.waitFor(3, TimeUnit.MINUTES), "the agent kept running on a wrong YuNet:\n" + tail(log));
         String out = Files.readString(log);
@@ -239,10 +334,29 @@ class ImageSmokeTest {
      * The DaemonSet's volumes: /tmp and the data dir as emptyDir/hostPath, the enrollment folder
      * read-only, and YuNet's folder where the ConfigMap privface-face-models is mounted.
      */
-    private List<ImageRoot.Mount> agentMounts() {
-        return List.of(ImageRoot.Mount.tmpfs("/tmp"), ImageRoot.Mount.tmpfs("/var/lib/privface-agent"),
+    private List<ImageRoot.Mount> agentMounts() throws java.io.IOException, InterruptedException {
+        return List.of(ImageRoot.Mount.tmpfs("/tmp"), ImageRoot.Mount.hostPath(agentDataDir(), "/var/lib/privface-agent"),
                 ImageRoot.Mount.bind(root.resolve("test-data/synthetic/enroll"), "/var/lib/privface-agent-enroll"),
                 ImageRoot.Mount.bind(FaceModels.sharedModels().resolve(FaceModels.YUNET_FILE).getParent(), MODELS_MOUNT + "/yunet"));
+    }
+
+    /** The DaemonSet's environment beside a test's own: the graph cache on the data directory, glibc's arenas. */
+    private static Map<String, String> daemonSetEnv(Map<String, String> env) {
+        Map<String, String> all = new java.util.HashMap<>(env);
+        all.putIfAbsent("FACE_MODEL_CACHE", "/var/lib/privface-agent/models");
+        all.putIfAbsent("MALLOC_ARENA_MAX", "2");
+        return all;
+    }
+
+    /**
+     * A fresh data directory as the DaemonSet's init container leaves its hostPath: owned by the
+     * agent's user, 0700 (the agent tightens its data directory and cannot on one it does not own).
+     */
+    private Path agentDataDir() throws java.io.IOException, InterruptedException {
+        Path dir = Files.createTempDirectory(work, "agent-data-");
+        new ProcessBuilder("chown", "10001:10001", dir.toString()).inheritIO().start().waitFor();
+        new ProcessBuilder("chmod", "0700", dir.toString()).inheritIO().start().waitFor();
+        return dir;
     }
 
     /** The largest VmHWM among the started image's processes (the JVM under unshare), in KiB. */
