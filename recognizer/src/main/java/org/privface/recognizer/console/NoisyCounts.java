@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.privface.privacy.Proportions;
+
 /**
  * What the console shows for a count released with noise: a non-negative estimate and an
  * approximate 95 % interval, instead of the raw release (which may read −2 people). Pure
@@ -22,9 +24,6 @@ import java.util.Map;
  * an input is missing the interval is null and only the clipped estimate is shown.
  */
 final class NoisyCounts {
-    /** Two-sided 95 % quantile of the standard normal. */
-    static final double Z95 = 1.959963984540054;
-
     private NoisyCounts() {
     }
 
@@ -96,7 +95,7 @@ final class NoisyCounts {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("estimate", clip(value, max));
         if (Double.isFinite(variance)) {
-            double half = Z95 * Math.sqrt(variance);
+            double half = Proportions.Z95 * Math.sqrt(variance);
             m.put("low", clip(value - half, max));
             m.put("high", clip(value + half, max));
         }

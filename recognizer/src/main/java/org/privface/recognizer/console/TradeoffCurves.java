@@ -73,20 +73,12 @@ public class TradeoffCurves {
      * where it was evaluated, else dlib (the shipped default). Empty without a matching row.
      */
     public Optional<AnswerAdvice> forAnswer(int identities, String rule, String network) {
-        List<String[]> rows = new ArrayList<>();
-        List<String> header;
-        try (InputStream in = TradeoffCurves.class.getResourceAsStream("/console-results/" + ANSWER_FILE)) {
-            if (in == null) {
-                return Optional.empty();
-            }
-            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            header = Arrays.asList(r.readLine().split(","));
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                rows.add(line.split(",", -1));
-            }
-        } catch (IOException e) {
+        Optional<Table> t = table(ANSWER_FILE);
+        if (t.isEmpty()) {
             return Optional.empty();
         }
+        List<String> header = t.get().header();
+        List<String[]> rows = t.get().rows();
         int net = header.indexOf("network");
         int set = header.indexOf("set");
         int people = header.indexOf("people");
@@ -131,6 +123,32 @@ public class TradeoffCurves {
                 "docs/results/" + ANSWER_FILE, points));
     }
 
+    /** A bundled evaluation CSV: its header and rows. */
+    private record Table(List<String> header, List<String[]> rows) {
+    }
+
+    /** Reads a CSV the build bundled from docs/results; empty when it is absent or unreadable. */
+    private static Optional<Table> table(String file) {
+        try (InputStream in = TradeoffCurves.class.getResourceAsStream("/console-results/" + file)) {
+            if (in == null) {
+                return Optional.empty();
+            }
+            // Plain numeric CSV written by the project's own evaluations: no quoting to handle.
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            String head = r.readLine();
+            if (head == null) {
+                return Optional.empty();
+            }
+            List<String[]> rows = new ArrayList<>();
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                rows.add(line.split(",", -1));
+            }
+            return Optional.of(new Table(Arrays.asList(head.split(",")), rows));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     private static Selection select(String mechanism, String mode) {
         return switch (mechanism) {
             case "PEEP" -> new Selection("peep-{ds}.csv", "mode", mode, "f1_mean", false, "recognition F1 (MLP)");
@@ -150,36 +168,30 @@ public class TradeoffCurves {
 
     private static List<double[]> read(String file, Selection s) {
         List<double[]> pts = new ArrayList<>();
-        try (InputStream in = TradeoffCurves.class.getResourceAsStream("/console-results/" + file)) {
-            if (in == null) {
-                return pts;
+        Optional<Table> t = table(file);
+        if (t.isEmpty()) {
+            return pts;
+        }
+        List<String> header = t.get().header();
+        int key = header.indexOf(s.keyColumn());
+        int x = header.indexOf("epsilon_per_face");
+        int y = header.indexOf(s.yColumn());
+        if (key < 0 || x < 0 || y < 0) {
+            return pts;
+        }
+        for (String[] f : t.get().rows()) {
+            if (f.length <= Math.max(key, Math.max(x, y)) || !f[key].equals(s.key())) {
+                continue;
             }
-            // Plain numeric CSV written by the project's own evaluations: no quoting to handle.
-            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            List<String> header = Arrays.asList(r.readLine().split(","));
-            int key = header.indexOf(s.keyColumn());
-            int x = header.indexOf("epsilon_per_face");
-            int y = header.indexOf(s.yColumn());
-            if (key < 0 || x < 0 || y < 0) {
-                return pts;
-            }
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                String[] f = line.split(",", -1);
-                if (f.length <= Math.max(key, Math.max(x, y)) || !f[key].equals(s.key())) {
-                    continue;
+            try {
+                double ex = Double.parseDouble(f[x]);
+                double uy = Double.parseDouble(f[y]);
+                if (Double.isFinite(ex) && Double.isFinite(uy)) {
+                    pts.add(new double[] {ex, s.oneMinus() ? 1 - uy : uy});
                 }
-                try {
-                    double ex = Double.parseDouble(f[x]);
-                    double uy = Double.parseDouble(f[y]);
-                    if (Double.isFinite(ex) && Double.isFinite(uy)) {
-                        pts.add(new double[] {ex, s.oneMinus() ? 1 - uy : uy});
-                    }
-                } catch (NumberFormatException e) {
-                    // a row without a number (e.g. "inf" for no noise) is not a point on the curve
-                }
+            } catch (NumberFormatException e) {
+                // a row without a number (e.g. "inf" for no noise) is not a point on the curve
             }
-        } catch (IOException e) {
-            return List.of();
         }
         pts.sort((a, b) -> Double.compare(a[0], b[0]));
         return pts;

@@ -163,32 +163,29 @@ public final class Soak extends LoadRun {
                 jvm.addAll(bundle.jvm());
                 env.putAll(bundle.env());
                 env.put("FACE_MODEL_CACHE", stack.work.resolve("model-cache").toString());
-                jvm.addAll(List.of(GcLog.option(gc),
-                        "-Dmicronaut.server.port=" + port,
-                        "-Dagent.site-id=" + site,
-                        "-Dagent.gateway-id=gw-" + a,
-                        "-Dagent.enroll-folder=" + enroll,
-                        "-Dagent.data-dir=" + stack.work.resolve("agent-data-" + a),
-                        "-Dagent.ledger=" + ledger));
             } else {
-                jvm.addAll(List.of("-Xmx" + opt.get("--agent-heap"), GcLog.option(gc),
+                jvm.add("-Xmx" + opt.get("--agent-heap"));
+            }
+            jvm.addAll(List.of(GcLog.option(gc),
                     "-Dmicronaut.server.port=" + port,
                     "-Dagent.site-id=" + site,
                     "-Dagent.gateway-id=gw-" + a,
                     "-Dagent.enroll-folder=" + enroll,
                     "-Dagent.data-dir=" + stack.work.resolve("agent-data-" + a),
-                    "-Dagent.ledger=" + ledger,
-                    // PEEP l1-clip, 8 components on the cascade (the agent's default before the deep stack): with
-                    // FISHER an every-n budget releases queries at another preset than the enrollments, whose model
-                    // they never match.
-                    "-Dagent.detector=haar",
-                    "-Dagent.mechanism=peep",
-                    "-Dagent.sensitivity-mode=l1-clip",
-                    // Every detected face released at ε 2, under a per-track cap no run reaches.
-                    "-Dagent.budget=every-n:n=1,epsilon=2",
-                    "-Dagent.epsilon=100000",
-                    "-Dagent.floor.epsilon-max=100000",
-                    "-Dagent.scale-factor=" + opt.get("--scale-factor")));
+                    "-Dagent.ledger=" + ledger));
+            if (agentStack.equals("pixel")) {
+                jvm.addAll(List.of(
+                        // PEEP l1-clip, 8 components on the cascade (the agent's default before the deep stack): with
+                        // FISHER an every-n budget releases queries at another preset than the enrollments, whose
+                        // model they never match.
+                        "-Dagent.detector=haar",
+                        "-Dagent.mechanism=peep",
+                        "-Dagent.sensitivity-mode=l1-clip",
+                        // Every detected face released at ε 2, under a per-track cap no run reaches.
+                        "-Dagent.budget=every-n:n=1,epsilon=2",
+                        "-Dagent.epsilon=100000",
+                        "-Dagent.floor.epsilon-max=100000",
+                        "-Dagent.scale-factor=" + opt.get("--scale-factor")));
             }
             for (int c = 1; c <= cameras; c++) {
                 Cameras.Camera feed = stack.own(Cameras.mjpeg(frames, fps));
