@@ -10,12 +10,10 @@ import java.security.KeyPair;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -35,7 +33,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.privface.agent.control.GatewayState;
 import org.privface.agent.detect.DeepModels;
-import org.privface.agent.detect.FaceModels;
 import org.privface.kafka.testkit.RealKafka;
 import org.privface.privacy.answer.Gallery;
 import org.privface.wire.FaceRecords;
@@ -61,41 +58,11 @@ class AgentAnswerTest {
     void answerOnlySiteReleasesNothingWithoutAGalleryAndAnswersWithOne(@TempDir Path dir) throws Exception {
         DeepModels.facepluginOrSkip();
         DeepModels.yunetOrSkip();
-        Path lfw5 = DeepModels.datasetOrSkip("lfw5");
-        Path enroll = dir.resolve("enroll");
-        Path query = dir.resolve("query");
-        List<Path> people;
-        try (Stream<Path> s = Files.list(lfw5)) {
-            people = s.filter(Files::isDirectory).sorted().toList();
-        }
-        for (Path person : people) {
-            List<Path> files = DeepModels.images(person, ENROLL + QUERY);
-            for (int i = 0; i < files.size(); i++) {
-                Path to = i < ENROLL ? enroll.resolve(person.getFileName()) : query;
-                Files.createDirectories(to);
-                Files.createSymbolicLink(to.resolve(files.get(i).getFileName()), files.get(i));
-            }
-        }
+        int people = AnswerSiteFixture.splitLfw5(dir, ENROLL, QUERY);
         String site = "answerable";
         SiteRecords.createTopics(site);
-        Map<String, Object> props = new HashMap<>(Map.ofEntries(
-                Map.entry("kafka.bootstrap.servers", RealKafka.bootstrapServers()),
-                Map.entry("kafka.health.enabled", "false"),
-                Map.entry("micronaut.server.port", "-1"),
-                Map.entry("agent.site-id", site),
-                Map.entry("agent.detector", "yunet"),
-                Map.entry("agent.yunet-model", FaceModels.sharedModels().resolve(FaceModels.YUNET_FILE).toAbsolutePath().toString()),
-                Map.entry("agent.mechanism", "embedding"),
-                Map.entry("agent.sensitivity-mode", "sign-cap"),
-                Map.entry("agent.embedder.network", "fr_feature"),
-                Map.entry("agent.epsilon", "10"),
-                Map.entry("agent.enroll-folder", enroll.toString()),
-                Map.entry("agent.source", query.toString()),
-                Map.entry("agent.ledger", dir.resolve("ledger.csv").toString()),
-                Map.entry("agent.data-dir", dir.resolve("data").toString()),
-                Map.entry("agent.control.topic-enabled", "false"),
-                Map.entry("agent.answer.release", "answer"),
-                Map.entry("agent.answer.gallery-keys.recognizer-1", SignedControl.base64(RECOGNIZER.getPublic()))));
+        Map<String, Object> props = AnswerSiteFixture.props(dir, site, "10", "answer", RECOGNIZER.getPublic());
+        props.put("agent.embedder.network", "fr_feature");
 
         // 1. No gallery yet: enrollments go out, query faces release nothing, and the report says why.
         List<PerturbedFace> enrollments;
@@ -103,7 +70,7 @@ class AgentAnswerTest {
             ctx.getBean(EmbeddedServer.class).start();
             AgentPipeline pipeline = ctx.getBean(AgentPipeline.class);
             assertTrue(pipeline.awaitCompletion());
-            assertTrue(pipeline.facesDetected() >= people.size() * QUERY - 2, "query faces " + pipeline.facesDetected());
+            assertTrue(pipeline.facesDetected() >= people * QUERY - 2, "query faces " + pipeline.facesDetected());
             @SuppressWarnings("unchecked")
             Map<String, Object> answer = (Map<String, Object>) ctx.getBean(GatewayState.class).report().get("answer");
             assertTrue(String.valueOf(answer.get("queriesWithheldBecause")).contains("no signed gallery"), answer.toString());

@@ -9,12 +9,10 @@ import java.security.KeyPair;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
@@ -32,7 +30,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.privface.agent.control.GatewayState;
 import org.privface.agent.detect.DeepModels;
-import org.privface.agent.detect.FaceModels;
 import org.privface.kafka.testkit.RealKafka;
 import org.privface.privacy.answer.Gallery;
 import org.privface.wire.FaceRecords;
@@ -60,40 +57,10 @@ class AgentBothTest {
             throws Exception {
         DeepModels.facepluginOrSkip();
         DeepModels.yunetOrSkip();
-        Path lfw5 = DeepModels.datasetOrSkip("lfw5");
-        Path enroll = dir.resolve("enroll");
-        Path query = dir.resolve("query");
-        List<Path> people;
-        try (Stream<Path> s = Files.list(lfw5)) {
-            people = s.filter(Files::isDirectory).sorted().toList();
-        }
-        for (Path person : people) {
-            List<Path> files = DeepModels.images(person, ENROLL + QUERY);
-            for (int i = 0; i < files.size(); i++) {
-                Path to = i < ENROLL ? enroll.resolve(person.getFileName()) : query;
-                Files.createDirectories(to);
-                Files.createSymbolicLink(to.resolve(files.get(i).getFileName()), files.get(i));
-            }
-        }
+        int people = AnswerSiteFixture.splitLfw5(dir, ENROLL, QUERY);
         String site = "both-site";
         SiteRecords.createTopics(site);
-        Map<String, Object> props = new HashMap<>(Map.ofEntries(
-                Map.entry("kafka.bootstrap.servers", RealKafka.bootstrapServers()),
-                Map.entry("kafka.health.enabled", "false"),
-                Map.entry("micronaut.server.port", "-1"),
-                Map.entry("agent.site-id", site),
-                Map.entry("agent.detector", "yunet"),
-                Map.entry("agent.yunet-model", FaceModels.sharedModels().resolve(FaceModels.YUNET_FILE).toAbsolutePath().toString()),
-                Map.entry("agent.mechanism", "embedding"),
-                Map.entry("agent.sensitivity-mode", "sign-cap"),
-                Map.entry("agent.epsilon", "20"),
-                Map.entry("agent.enroll-folder", enroll.toString()),
-                Map.entry("agent.source", query.toString()),
-                Map.entry("agent.ledger", dir.resolve("ledger.csv").toString()),
-                Map.entry("agent.data-dir", dir.resolve("data").toString()),
-                Map.entry("agent.control.topic-enabled", "false"),
-                Map.entry("agent.answer.release", "both"),
-                Map.entry("agent.answer.gallery-keys.recognizer-1", SignedControl.base64(RECOGNIZER.getPublic()))));
+        Map<String, Object> props = AnswerSiteFixture.props(dir, site, "20", "both", RECOGNIZER.getPublic());
 
         // 1. No gallery yet: the enrollment goes out; query faces release vectors only.
         long firstQueries;
@@ -114,7 +81,7 @@ class AgentBothTest {
             assertTrue(enrollments.stream().filter(f -> !templates.contains(f))
                     .allMatch(f -> f.getMechanism().getBasisId().endsWith(".k24")), "the vector's preset is k 24");
             enrollments = templates;
-            assertTrue(firstQueries >= people.size() * QUERY - 2, "query vectors " + firstQueries);
+            assertTrue(firstQueries >= people * QUERY - 2, "query vectors " + firstQueries);
         }
         publishGallery(site, enrollments);
 
