@@ -203,7 +203,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
                 settings.getAnswer().getGalleryKeys(), settings.getSiteId(), kafka, uplink,
                 new org.privface.agent.answer.GalleryFollower.Options(settings.getDataDir().resolve(GALLERY_VERSION),
                         settings.getAnswer().getGalleryMaxAge(), java.time.Clock.systemUTC(),
-                        answerEpsilon(mechanisms, policies, both)));
+                        answerEpsilon(mechanisms, policies, both)), settings.getAnswer().getTrackFaces());
         if (answers != null) {
             QueryAnswerer a = answers;
             state.register("answer", a::report);
@@ -309,6 +309,8 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         if (settings.isExitWhenDone() || cameras().stream().noneMatch(Camera::live)) {
             for (CameraSupervisor s : supervisors) {
                 s.awaitTermination(Duration.ofDays(365));
+                // The stream is over: its tracks end, and the answers they held go out.
+                workers.get(s.status().camera()).finish();
             }
             if (!uplink.drain(Duration.ofSeconds(120))) {
                 throw new IllegalStateException(spool.depth() + " records still spooled: the broker did not acknowledge them");
@@ -485,9 +487,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
         return out;
     }
 
-    private static Camera camera(String name, String uri, CameraSettings s) {
+    private Camera camera(String name, String uri, CameraSettings s) {
         boolean folder = Files.isDirectory(Path.of(uri.startsWith("file:") ? uri.substring(5) : uri));
-        return new Camera(name, uri, FfmpegSource.kindOf(uri).live(), folder, s);
+        return new Camera(name, uri, FfmpegSource.kindOf(uri).live(), folder && settings.folderStills(), s);
     }
 
     private FaceFinder detector(CameraSettings c) {
@@ -502,6 +504,9 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             if (!s.awaitFrameInProgress(FRAME_IN_PROGRESS_WAIT)) {
                 LOG.error("camera {}: a frame was still in the pipeline {} after stop; its record, if it is made, "
                         + "finds the spool closed and is lost", s.status().camera(), FRAME_IN_PROGRESS_WAIT);
+            } else {
+                // No frame runs on it any more: the answers its live tracks hold are charged, so they go out.
+                workers.get(s.status().camera()).finish();
             }
         }
         Thread m = main;

@@ -87,7 +87,7 @@ final class CameraWorker {
         desk.answers(answerer);
     }
 
-    void accept(Frame frame) {
+    synchronized void accept(Frame frame) {
         counts.frame();
         followPolicy();
         // Deep detectors and the embedding read colour; the cascade and the pixel crops read grey.
@@ -107,6 +107,14 @@ final class CameraWorker {
             }
         }
         desk.ended(independentFrames ? desk.liveTracks() : tracker.ended(), frame.capturedAtOrNow());
+    }
+
+    /**
+     * Ends every live track, as at the end of a stream or at stop: answers they hold go out. Only
+     * once no frame runs on this camera.
+     */
+    synchronized void finish() {
+        desk.ended(desk.liveTracks(), java.time.Instant.now());
     }
 
     /** Takes up a new policy version: merging the camera's overrides validates a whole policy, once per change. */

@@ -1,6 +1,7 @@
 package org.privface.agent.answer;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,13 +68,24 @@ public final class AnswerSampler {
     }
 
     /**
-     * @param embedding the query face's embedding (it stays here)
-     * @param epsilon   the ε this release may spend (the track's grant)
+     * The face's unit direction in the gallery's space: what is held on the gateway until its track's
+     * answer is decoded. Refused ({@link IllegalStateException}) where the gallery is not in the
+     * mechanism's basis.
      */
-    public FaceAnswer answer(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
+    public static double[] query(Gallery g, EmbeddingMechanism m, double[] embedding) {
+        return direction(m, checkSpace(g, m), embedding);
+    }
+
+    /**
+     * One answer for a track: its faces' directions ({@link #query}) decoded together as their unit
+     * mean ({@link Gallery#trackDirection}) and released once.
+     *
+     * @param directions the track's held faces (they stay here)
+     * @param epsilon    the ε this release may spend (the track's grant)
+     */
+    public FaceAnswer answer(Gallery g, List<double[]> directions, double epsilon, String camera,
                              String trackId, Instant capturedAt, AnswerTrack track) {
-        int k = checkSpace(g, m);
-        int answer = g.decode(direction(m, k, embedding));
+        int answer = g.decode(Gallery.trackDirection(directions.toArray(double[][]::new)));
         RandomizedResponse rr = sampler(g.identities(), epsilon);
         int out = rr.release(answer);
         return FaceAnswer.newBuilder().setEventId(UUID.randomUUID().toString()).setSiteId(site).setCameraId(camera)
@@ -85,6 +97,12 @@ public final class AnswerSampler {
                         .setKeepNumerator(rr.keepNumerator()).setEpsilonPerFace(rr.epsilon())
                         .setEpsilonCovers(AnswerEpsilonScope.QUERY_FACE).build())
                 .setTrack(track).build();
+    }
+
+    /** One query face's answer: {@link #answer(Gallery, List, double, String, String, Instant, AnswerTrack)} of one face. */
+    public FaceAnswer answer(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
+                             String trackId, Instant capturedAt, AnswerTrack track) {
+        return answer(g, List.of(query(g, m, embedding)), epsilon, camera, trackId, capturedAt, track);
     }
 
     /** The exact sampler that spends at most {@code epsilon} over C + 1 outputs. */

@@ -3,6 +3,7 @@ package org.privface.agent.answer;
 import java.security.PublicKey;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -51,8 +52,19 @@ public final class QueryAnswerer implements AutoCloseable {
     private volatile String unanswerable;
     private final AtomicLong spoolDropped = new AtomicLong();
     private volatile String lastProblem;
+    /** Faces of a track decoded together into one answer ({@code agent.answer.track-faces}). */
+    private final int trackFaces;
 
     public QueryAnswerer(Mode release, String site, GalleryFollower gallery, Uplink uplink) {
+        this(release, site, gallery, uplink, 1);
+    }
+
+    /** @param trackFaces faces of a track decoded together into one answer, at least 1 */
+    public QueryAnswerer(Mode release, String site, GalleryFollower gallery, Uplink uplink, int trackFaces) {
+        if (trackFaces < 1) {
+            throw new IllegalArgumentException("agent.answer.track-faces must be at least 1, was " + trackFaces);
+        }
+        this.trackFaces = trackFaces;
         this.release = release;
         this.gallery = gallery;
         this.answers = new AnswerSampler(site);
@@ -71,6 +83,13 @@ public final class QueryAnswerer implements AutoCloseable {
     /** @param options what the gateway checks of a gallery beyond its signature ({@link GalleryFollower.Options}) */
     public static QueryAnswerer open(String releaseSetting, Map<String, String> galleryKeys, String site,
                                   KafkaClientProperties client, Uplink uplink, GalleryFollower.Options options) {
+        return open(releaseSetting, galleryKeys, site, client, uplink, options, 1);
+    }
+
+    /** @param trackFaces faces of a track decoded together into one answer ({@code agent.answer.track-faces}) */
+    public static QueryAnswerer open(String releaseSetting, Map<String, String> galleryKeys, String site,
+                                  KafkaClientProperties client, Uplink uplink, GalleryFollower.Options options,
+                                  int trackFaces) {
         Mode r = Mode.parse(releaseSetting);
         if (r == Mode.VECTOR) {
             return null;
@@ -93,11 +112,19 @@ public final class QueryAnswerer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return new QueryAnswerer(r, site, follower, uplink);
+        return new QueryAnswerer(r, site, follower, uplink, trackFaces);
     }
 
     public Mode release() {
         return release;
+    }
+
+    /**
+     * Faces of one track decoded together into one answer: the answer waits for them, or for the
+     * track's end, and is released once at the track's grant.
+     */
+    public int trackFaces() {
+        return trackFaces;
     }
 
     /** Whether vectors of query faces are released too. */
@@ -130,25 +157,32 @@ public final class QueryAnswerer implements AutoCloseable {
     }
 
     /**
-     * Decodes and releases one query face at {@code epsilon} and spools the record; empty when the
-     * gallery does not fit the mechanism's space (the face then releases nothing). The record states
-     * the ε it spent, at most {@code epsilon}: that is what is charged and counted.
+     * The face's direction in the gallery's space, held until its track's answer; empty when the
+     * gallery does not fit the mechanism's space (the face then releases nothing).
      */
-    public Optional<FaceAnswer> answer(Gallery g, EmbeddingMechanism m, double[] embedding, double epsilon, String camera,
-                                       String trackId, Instant capturedAt, AnswerTrack track) {
-        FaceAnswer a;
+    public Optional<double[]> query(Gallery g, EmbeddingMechanism m, double[] embedding) {
         try {
-            a = answers.answer(g, m, embedding, epsilon, camera, trackId, capturedAt, track);
+            return Optional.of(AnswerSampler.query(g, m, embedding));
         } catch (IllegalStateException e) {
             lastProblem = e.getMessage();
             LOG.warn("query face not answered: {}", e.getMessage());
             return Optional.empty();
         }
+    }
+
+    /**
+     * Decodes a track's held faces together ({@link AnswerSampler#answer}), releases the answer at
+     * {@code epsilon} and spools the record. The record states the ε it spent, at most
+     * {@code epsilon}: that is what is charged and counted.
+     */
+    public FaceAnswer answer(Gallery g, List<double[]> directions, double epsilon, String camera, String trackId,
+                             Instant capturedAt, AnswerTrack track) {
+        FaceAnswer a = answers.answer(g, directions, epsilon, camera, trackId, capturedAt, track);
         if (!uplink.submit(a)) {
             spoolDropped.incrementAndGet(); // released (its ε is spent) but dropped by the spool's bound
         }
         released.incrementAndGet();
-        return Optional.of(a);
+        return a;
     }
 
     /** For the status report: the setting, the gallery held or why none, counts. */
@@ -161,6 +195,7 @@ public final class QueryAnswerer implements AutoCloseable {
         }
         m.put("gallery", gallery.status());
         m.put("answers", released.get());
+        m.put("trackFaces", trackFaces); // configuration, the same for every face
         // Not withheldNoGallery nor withheldUnanswerable: exact counts of query faces (issue 39); the local
         // report has them. Why faces are unanswerable is the configuration's, not a face's.
         if (unanswerable != null) {

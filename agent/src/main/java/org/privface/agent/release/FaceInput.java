@@ -56,15 +56,22 @@ public final class FaceInput {
      * both ask for the same face's vector, and a network pass costs 15–30 ms on the gateway.
      */
     public static Supplier<double[]> embedding(Mat frame, DetectedFace face, Supplier<FaceEmbedder> embedder) {
+        return once(() -> embedder.get().embed(frame, face));
+    }
+
+    /** {@code s}'s value, computed on the first call only (one face's embedding, its linking). */
+    static <T> Supplier<T> once(Supplier<T> s) {
         return new Supplier<>() {
-            private double[] v;
+            private T value;
+            private boolean done;
 
             @Override
-            public double[] get() {
-                if (v == null) {
-                    v = embedder.get().embed(frame, face);
+            public T get() {
+                if (!done) {
+                    value = s.get();
+                    done = true;
                 }
-                return v;
+                return value;
             }
         };
     }

@@ -1,6 +1,7 @@
 package org.privface.agent.release;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,6 +53,8 @@ public final class ReleaseDesk {
     private final ReleaseCounts counts;
     /** Releases of each live track, for the releases-per-track summary. */
     private final Map<String, long[]> tracks = new HashMap<>();
+    /** Answers granted and waiting for more of their track's faces, by the tracker's track id. */
+    private final Map<String, HeldAnswer> held = new HashMap<>();
     /** The site's answers; null where query faces release vectors only. */
     private QueryAnswerer answers;
     private SitePolicy policy;
@@ -119,6 +122,23 @@ public final class ReleaseDesk {
 
     /** Releases what the face may release, or counts it withheld: answer checks, grant, ε split, records. */
     public void offer(Offer o) {
+        // The person is linked once per face, where it is asked: before the held answer, or before the grant.
+        Supplier<Optional<GatewayLinking.Segment>> segment = FaceInput.once(() -> linking == null ? Optional.empty()
+                : linking.personOf(camera, o.trackId(), o.image(), o.face(), o.linkEmbedding(), o.capturedAt()));
+        HeldAnswer h = held.get(o.trackId());
+        if (h != null) {
+            if (linking == null
+                    || segment.get().map(GatewayLinking.Segment::budgetTrack).equals(Optional.of(h.budgetTrack))) {
+                // Part of the answer this track's grant already paid for: decoded with it, charged nothing more.
+                h.add(answers.query(h.gallery, h.split.mechanism(), o.embedding().get()));
+                if (h.full(answers.trackFaces())) {
+                    answer(held.remove(o.trackId()));
+                }
+                return;
+            }
+            // Linking split the track: what the earlier segment holds goes out before this one asks.
+            answer(held.remove(o.trackId()));
+        }
         Optional<Gallery> gallery = answers == null ? Optional.empty() : answers.gallery();
         if (answers != null && !answers.vectors() && gallery.isEmpty()) {
             // Answer-only with no valid gallery: nothing to answer with, and no vector may go out.
@@ -137,18 +157,16 @@ public final class ReleaseDesk {
             }
         }
         long[] state = tracks.computeIfAbsent(o.trackId(), id -> new long[] {0});
-        Optional<ReleaseGate.Decision> granted = grant(o);
+        Optional<ReleaseGate.Decision> granted = grant(o, segment.get());
         if (granted.isEmpty()) {
             return;
         }
-        release(o, granted.get(), split, gallery);
+        release(o, granted.get(), split, gallery, segment.get());
         state[0]++;
     }
 
-    /** The person is linked before any grant, and must have room before the track asks. */
-    private Optional<ReleaseGate.Decision> grant(Offer o) {
-        Optional<GatewayLinking.Segment> segment = linking == null ? Optional.empty() : linking.personOf(camera,
-                o.trackId(), o.image(), o.face(), o.linkEmbedding(), o.capturedAt());
+    /** The person must have room before the track asks. */
+    private Optional<ReleaseGate.Decision> grant(Offer o, Optional<GatewayLinking.Segment> segment) {
         ReleaseGate.Decision d = gate.decide(o.trackId(), o.framesSeen(), segment, budget, budgetVersion,
                 o.capturedAtOrNow());
         if (d.granted()) {
@@ -165,22 +183,23 @@ public final class ReleaseDesk {
     /**
      * The grant's records: the answer at what the split leaves it, the vector at the rest (or at the
      * whole grant where the face is not answered). A split's later segment goes out under its own
-     * fresh id (ReleaseGate).
+     * fresh id (ReleaseGate). The answer is held for the track's next faces
+     * ({@link QueryAnswerer#trackFaces}) and goes out with the last of them or at the track's end.
      */
-    private void release(Offer o, ReleaseGate.Decision d, AnswerPlan split, Optional<Gallery> gallery) {
+    private void release(Offer o, ReleaseGate.Decision d, AnswerPlan split, Optional<Gallery> gallery,
+                         Optional<GatewayLinking.Segment> segment) {
         String trackId = d.publishedTrackId();
         TrackBudget.Grant g = d.grant();
         FaceMechanism m = split != null ? split.mechanism()
                 : mechanisms.forRelease(policy, g.epsilonForThisRelease(), g.muForThisRelease());
         if (split != null) {
-            // The answer spends at most what the ledgers charged for this grant (less the vector's
-            // stated ε where both go out), and its record states what it spent: that is counted.
-            Optional<FaceAnswer> sent = answers.answer(gallery.get(), split.mechanism(), o.embedding().get(),
-                    split.answerEpsilon(), camera, trackId, o.capturedAt(), answerTrack(trackSection(g)));
-            if (sent.isPresent()) {
-                // Like a vector's: which image and face the answer came from, for offline scoring.
-                o.origin().accept(sent.get().getEventId());
-                counts.released(sent.get().getMechanism().getEpsilonPerFace());
+            HeldAnswer h = new HeldAnswer(gallery.get(), split, trackId, trackSection(g), o.capturedAt(), o.origin(),
+                    segment.map(GatewayLinking.Segment::budgetTrack).orElse(null));
+            h.add(answers.query(h.gallery, split.mechanism(), o.embedding().get()));
+            if (h.full(answers.trackFaces())) {
+                answer(h);
+            } else {
+                held.put(o.trackId(), h);
             }
             if (!answers.vectors()) {
                 return;
@@ -191,6 +210,59 @@ public final class ReleaseDesk {
             counts.spoolDropped();
         }
         counts.released(s.release().epsilonPerFace());
+    }
+
+    /**
+     * A track's answer, granted and charged, waiting for the track's next faces: the faces'
+     * directions (never published), and what its record will say.
+     */
+    private static final class HeldAnswer {
+        final Gallery gallery;
+        final AnswerPlan split;
+        final String publishedTrackId;
+        final TrackRelease section;
+        final Instant capturedAt;
+        final Consumer<String> origin;
+        /** The linking segment the grant was charged to; null where linking is off. */
+        final String budgetTrack;
+        final List<double[]> directions = new ArrayList<>();
+        /** A face the gallery could not decode: the answer is not made (as for a single face). */
+        boolean unanswerable;
+
+        HeldAnswer(Gallery gallery, AnswerPlan split, String publishedTrackId, TrackRelease section, Instant capturedAt,
+                   Consumer<String> origin, String budgetTrack) {
+            this.gallery = gallery;
+            this.split = split;
+            this.publishedTrackId = publishedTrackId;
+            this.section = section;
+            this.capturedAt = capturedAt;
+            this.origin = origin;
+            this.budgetTrack = budgetTrack;
+        }
+
+        void add(Optional<double[]> direction) {
+            direction.ifPresentOrElse(directions::add, () -> unanswerable = true);
+        }
+
+        boolean full(int faces) {
+            return unanswerable || directions.size() >= faces;
+        }
+    }
+
+    /**
+     * Releases a held answer at the ε its split gave it. The answer spends at most what the ledgers
+     * charged for its grant (less the vector's stated ε where both go out), and its record states
+     * what it spent: that is counted. Its capture time is its first face's.
+     */
+    private void answer(HeldAnswer h) {
+        if (h.unanswerable || h.directions.isEmpty()) {
+            return; // QueryAnswerer logged why; the grant was spent, nothing goes out
+        }
+        FaceAnswer sent = answers.answer(h.gallery, h.directions, h.split.answerEpsilon(), camera, h.publishedTrackId,
+                h.capturedAt, answerTrack(h.section));
+        // Like a vector's: which image and face the answer came from (its first face), for offline scoring.
+        h.origin.accept(sent.getEventId());
+        counts.released(sent.getMechanism().getEpsilonPerFace());
     }
 
     /** A sent record: the release it carries and whether the spool took it. */
@@ -215,9 +287,13 @@ public final class ReleaseDesk {
         return new Sent(rel, rec, spooled);
     }
 
-    /** Forgets the tracks that ended, after recording how many releases each made. */
+    /** Releases the answers the ended tracks hold, then forgets the tracks, after recording how many releases each made. */
     public void ended(List<String> ids, Instant now) {
         for (String id : ids) {
+            HeldAnswer h = held.remove(id);
+            if (h != null) {
+                answer(h);
+            }
             long[] state = tracks.remove(id);
             if (state != null) {
                 counts.trackEnded(state[0]);
