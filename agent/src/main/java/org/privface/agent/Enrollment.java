@@ -69,27 +69,30 @@ final class Enrollment {
         if (faces == null || faces.size() == 0) {
             return 0;
         }
-        java.util.List<FaceMechanism> forms = mechanisms.enrollmentForms(policy, faces.names().size());
-        if (forms.size() > 1) {
-            LOG.info("enrollment: the vector and the answer's templates need different releases ({}): each enrolled"
-                    + " image is charged both, ε {} in all", forms.stream().map(f -> f instanceof
-                    org.privface.privacy.embedding.EmbeddingMechanism e ? e.releaseSpace() : "vector").toList(),
-                    forms.stream().mapToDouble(FaceMechanism::epsilonPerFace).sum());
+        java.util.List<Mechanisms.EnrollmentForm> forms = mechanisms.enrollmentForms(policy, faces.names().size());
+        if (forms.size() > 1 || forms.get(0).releases() != releasesPerImage) {
+            LOG.info("enrollment: each enrolled image is released {}: epsilon {} in all", forms.stream().map(f ->
+                    f.releases() + " x epsilon " + f.mechanism().epsilonPerFace() + (f.templates() ? " (templates"
+                            + (f.mechanism() instanceof org.privface.privacy.embedding.EmbeddingMechanism e
+                            ? ", " + e.releaseSpace() : "") + ")" : " (vector)")).toList(),
+                    forms.stream().mapToDouble(f -> f.releases() * f.mechanism().epsilonPerFace()).sum());
         }
         // The ledger keeps one form per image, the latest: forms go out in this order, so an image whose
         // entry is complete in the last form has all of them, and a restart does not release it again.
-        EnrollmentLedger.Form last = EnrollmentLedger.Form.of(forms.get(forms.size() - 1).perturb(faces.faces()[0]));
+        Mechanisms.EnrollmentForm lastForm = forms.get(forms.size() - 1);
+        EnrollmentLedger.Form last = EnrollmentLedger.Form.of(lastForm.mechanism().perturb(faces.faces()[0]));
         long made = 0;
-        boolean templates = mechanisms.answers(policy);
         for (int f = 0; f < forms.size(); f++) {
-            made += publish(policy, faces, forms.get(f), f, last, templates);
+            made += publish(policy, faces, forms.get(f), f, last, lastForm.releases());
         }
         return made;
     }
 
     /** Releases one form of the enrollment: what each image still lacks of it, within the ledger's cap. */
-    private long publish(SitePolicy policy, LabelledFaces faces, FaceMechanism m, int formIndex,
-                         EnrollmentLedger.Form last, boolean templates) {
+    private long publish(SitePolicy policy, LabelledFaces faces, Mechanisms.EnrollmentForm ef, int formIndex,
+                         EnrollmentLedger.Form last, int lastReleases) {
+        FaceMechanism m = ef.mechanism();
+        int releasesPerImage = ef.releases();
         // The form (its basis id above all) is read off a release; this one is never published.
         EnrollmentLedger.Form form = EnrollmentLedger.Form.of(m.perturb(faces.faces()[0]));
         long made = 0;
@@ -102,7 +105,7 @@ final class Enrollment {
                 continue;
             }
             int have = ledger.releasesInForm(hash, form);
-            if (have >= releasesPerImage || !form.equals(last) && ledger.releasesInForm(hash, last) >= releasesPerImage) {
+            if (have >= releasesPerImage || !form.equals(last) && ledger.releasesInForm(hash, last) >= lastReleases) {
                 skipped++;
                 continue;
             }
@@ -125,7 +128,7 @@ final class Enrollment {
             String pseudonym = keys.pseudonym(site, label);
             String tag = keys.imageTag(hash, formIndex);
             // The templates' form is marked so the recognizer builds the gallery in its space (docs/wire.md).
-            String track = (form.equals(last) && templates ? TEMPLATE_TRACK_PREFIX : "enroll-") + UUID.randomUUID();
+            String track = (ef.templates() ? TEMPLATE_TRACK_PREFIX : "enroll-") + UUID.randomUUID();
             for (int r = 0; r < c.granted(); r++) {
                 desk.send(m, faces.faces()[i], track, Instant.now(), label,
                         TrackRelease.newBuilder().setReleaseIndex(have + r + 1).setEpsilonSpentInWindow(c.composedAfter()[r])

@@ -225,6 +225,11 @@ class EnrollmentTest {
         assertEquals(100 + FIT, Mechanisms.defaultEnrollmentCap(defaults, 100), 1e-12, "room for one enrollment and the fit");
         defaults.setBasisFit("public-file");
         assertEquals(100.0, Mechanisms.defaultEnrollmentCap(defaults, 100), 1e-12, "no fit to pay for");
+        // An answering site's templates are released at their own ε, template-releases times, whatever the floor.
+        defaults.getAnswer().setRelease("answer");
+        assertEquals(2 * 20.0, Mechanisms.defaultEnrollmentCap(defaults, 100), 1e-12, "two template releases at ε 20");
+        defaults.getAnswer().setRelease("both");
+        assertEquals(100 + 2 * 20.0, Mechanisms.defaultEnrollmentCap(defaults, 100), 1e-12, "the vector's and the templates'");
 
         Path file = dir.resolve("public.eigf");
         java.util.Random rnd = new java.util.Random(3);

@@ -122,9 +122,13 @@ public final class Mechanisms {
      */
     public static double defaultEnrollmentCap(AgentSettings s, double epsilonMax) {
         double fitMu = BasisFit.parse(s.getBasisFit()) == BasisFit.PRIVATE ? s.getBasisFitMu() : 0;
-        // With both, each image may be released in two forms: the vector's and the templates' (enrollmentForms).
-        int forms = s.getAnswer().enrollmentForms().equals("both") ? 2 : 1;
-        return MuGdp.combinedEpsilon(forms * s.getEnrollReleases() * epsilonMax, fitMu, MuGdp.DEFAULT_DELTA);
+        // Each form an image may be released in (enrollmentForms): the vector's at the policy's ε, at most the
+        // floor's, and the templates' at their own.
+        String forms = s.getAnswer().enrollmentForms();
+        double vector = forms.equals("templates") ? 0 : s.getEnrollReleases() * epsilonMax;
+        double templates = forms.equals("vector") ? 0
+                : s.getAnswer().getTemplateReleases() * s.getAnswer().getTemplateEpsilon();
+        return MuGdp.combinedEpsilon(vector + templates, fitMu, MuGdp.DEFAULT_DELTA);
     }
 
     /**
@@ -166,20 +170,33 @@ public final class Mechanisms {
      * templates' form ({@link EmbeddingMechanism#templatePreset}) for {@code people} enrolled people.
      * An answer-only site needs no vector enrollment; with both, each image is charged both forms.
      */
-    public List<FaceMechanism> enrollmentForms(SitePolicy p, int people) {
+    public List<EnrollmentForm> enrollmentForms(SitePolicy p, int people) {
         FaceMechanism vector = forRelease(p, p.epsilon());
         String forms = settings.getAnswer().enrollmentForms();
+        int vectorReleases = settings.getEnrollReleases();
         if (!answers(p)) {
-            return List.of(vector);
+            return List.of(new EnrollmentForm(vector, vectorReleases, false));
         }
+        int templateReleases = settings.getAnswer().getTemplateReleases();
         FaceMechanism templates = templateForm(p, people);
         if (forms.equals("templates")) {
-            return List.of(templates);
+            return List.of(new EnrollmentForm(templates, templateReleases, true));
         }
-        boolean same = EmbeddingMechanism.Preset.forEpsilon(EmbeddingMechanism.Noise.SIGN_CAP, p.epsilon())
-                .equals(org.privface.privacy.embedding.TemplatePresets.forGallery(settings.getEmbedder().getNetwork(),
-                        p.epsilon(), people).preset());
-        return same ? List.of(vector) : List.of(vector, templates);
+        double te = settings.getAnswer().getTemplateEpsilon();
+        boolean same = te == p.epsilon() && EmbeddingMechanism.Preset.forEpsilon(EmbeddingMechanism.Noise.SIGN_CAP,
+                p.epsilon()).equals(org.privface.privacy.embedding.TemplatePresets.forGallery(
+                        settings.getEmbedder().getNetwork(), te, people).preset());
+        return same ? List.of(new EnrollmentForm(vector, Math.max(vectorReleases, templateReleases), true))
+                : List.of(new EnrollmentForm(vector, vectorReleases, false), new EnrollmentForm(templates, templateReleases, true));
+    }
+
+    /**
+     * One form an enrolled image is released in: its mechanism, how many times
+     * ({@code agent.enroll-releases} for the vector's, {@code agent.answer.template-releases} for the
+     * templates', the more of the two for a form serving both), and whether the gallery's templates
+     * are built from it.
+     */
+    public record EnrollmentForm(FaceMechanism mechanism, int releases, boolean templates) {
     }
 
     /** Whether the site answers with templates under this policy: answer or both, EMBEDDING sign-cap. */
@@ -191,8 +208,10 @@ public final class Mechanisms {
     /** The templates' form of a policy for C enrolled people (cached like the others). */
     EmbeddingMechanism templateForm(SitePolicy p, int people) {
         String network = settings.getEmbedder().getNetwork();
-        return (EmbeddingMechanism) cache.computeIfAbsent("templates/" + network + "/" + p.epsilon() + "/" + people,
-                k -> EmbeddingMechanism.templatePreset(network, p.epsilon(), people));
+        // At agent.answer.template-epsilon, whatever the policy's ε: local configuration only.
+        double e = settings.getAnswer().getTemplateEpsilon();
+        return (EmbeddingMechanism) cache.computeIfAbsent("templates/" + network + "/" + e + "/" + people,
+                k -> EmbeddingMechanism.templatePreset(network, e, people));
     }
 
     /**

@@ -68,7 +68,7 @@ public final class DeepFrontierEvaluation {
                 // LargeGalleries' (issue 45): the open-set score rules compared, faces per track, the presets chosen
                 Map.entry("--large-galleries", ""), Map.entry("--scores", "cosine,tnorm,margin,znorm"),
                 Map.entry("--track", "2,3,5"), Map.entry("--public-gallery", ""),
-                Map.entry("--track-calibration", "faces"), Map.entry("--selection-csv", "docs/results/deep-answer-selection.csv")),
+                Map.entry("--track-calibration", "faces"), Map.entry("--templates", "releases"), Map.entry("--template-eps", ""), Map.entry("--enroll-releases", "1"), Map.entry("--selection-csv", "docs/results/deep-answer-selection.csv")),
                 args);
         Path cache = Path.of(opt.get("--cache"));
         Path datasets = Path.of(opt.get("--datasets"));

@@ -58,12 +58,75 @@ final class LargeGalleries {
     private boolean trackCalibration;
     private final Map<String, Preset> presets;
 
+    private List<String> templates = List.of("releases");
+    /** ε of each template release; NaN: the answer's ε, as the agent enrolls by default. */
+    private double templateEpsilon = Double.NaN;
+
+    /** Releases of each enrolled face (agent.enroll-releases): its ε is that many times the template ε. */
+    private int enrollReleases = 1;
+
+    LargeGalleries templateEpsilon(double e, int releases) {
+        templateEpsilon = e;
+        enrollReleases = releases;
+        return this;
+    }
+
     LargeGalleries(int seeds, double[] epsilons, List<String> scores, int[] tracks, Map<String, Preset> presets) {
         this.seeds = seeds;
         this.epsilons = epsilons;
         this.scores = scores;
         this.tracks = tracks;
         this.presets = presets;
+    }
+
+    /** Which templates each gallery is built from ({@link #templateReleases}); {@code releases} is the shipped kind. */
+    LargeGalleries templates(List<String> kinds) {
+        templates = kinds;
+        return this;
+    }
+
+    /**
+     * The releases a gallery's templates average, per training face (the gallery takes each class's unit mean):
+     * <ul>
+     *   <li>{@code releases}: each enrolled face released at ε by the preset's sign-cap, as shipped;</li>
+     *   <li>{@code exact}: each face's raw direction, no release: the non-private ceiling of these
+     *       templates, a diagnostic only;</li>
+     *   <li>{@code person-dither}: a person-level release. As many releases per person as it has faces,
+     *       each at the same ε and preset (so the person's ε is what {@code releases} spends), but each
+     *       the sign-cap of the person's unit mean direction plus a fresh uniform dither in
+     *       [−2/√k, 2/√k] per coordinate, so their mean estimates the mean direction itself instead of
+     *       the mean of the faces' signs.</li>
+     * </ul>
+     */
+    static double[][] templateReleases(String kind, EmbeddingMechanism m, Preset p, double eps, DeepFrontier.Fold fold,
+                                       int classes, java.security.SecureRandom random) {
+        double[][] dirs = DeepAnswer.directions(m, fold.train());
+        return switch (kind) {
+            case "releases" -> releaseAll(m, fold.train());
+            case "exact" -> dirs;
+            case "person-dither" -> {
+                int k = dirs[0].length;
+                double[][] mean = Gallery.templates(dirs, fold.yTrain(), classes);
+                org.privface.privacy.embedding.HammingCap cap = org.privface.privacy.embedding.HammingCap.forEpsilon(k,
+                        p.radius(), eps, random);
+                double a = 2 / Math.sqrt(k);
+                double s = 1 / Math.sqrt(k);
+                double[][] out = new double[dirs.length][k];
+                for (int i = 0; i < dirs.length; i++) {
+                    double[] mu = mean[fold.yTrain()[i]];
+                    boolean[] code = new boolean[k];
+                    for (int j = 0; j < k; j++) {
+                        code[j] = mu[j] + a * (2 * random.nextDouble() - 1) >= 0;
+                    }
+                    boolean[] r = cap.release(code);
+                    for (int j = 0; j < k; j++) {
+                        out[i][j] = r[j] ? s : -s;
+                    }
+                }
+                yield out;
+            }
+            default -> throw new IllegalArgumentException("--templates: releases, exact or person-dither, not " + kind);
+        };
     }
 
     LargeGalleries calibrateTracksOnTracks(boolean on) {
@@ -87,16 +150,17 @@ final class LargeGalleries {
     record Row(String network, String set, int people, double epsilon, int seed, int k, int radius, String unit,
                int size, String score, double decoderAccuracy, double threshold, double calibrationRate,
                int calibrationUnits, String measuredOn, int measuredUnits, double fpir, double fpirLow, double fpirHigh,
-               double fnir, String diagnosticOn, double diagnosticFpir, int queries) {
+               double fnir, String diagnosticOn, double diagnosticFpir, int queries, String templates) {
         static final String HEADER = "network,set,people,epsilon,seed,k,radius,unit,track_faces,score,decoder_accuracy,"
                 + "threshold,calibration_decoder_rate,calibration_units,fpir_measured_on,measured_units,fpir,fpir_low95,"
-                + "fpir_high95,fnir,diagnostic_on,diagnostic_fpir,queries";
+                + "fpir_high95,fnir,diagnostic_on,diagnostic_fpir,queries,templates";
 
         String csv() {
             return String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%d,%s,%d,%s,%.4f,%.6f,%.5f,%d,%s,%d,%.5f,%.5f,%.5f,"
-                            + "%.4f,%s,%.5f,%d", network, set, people, fmt(epsilon), seed, k, radius, unit, size,
+                            + "%.4f,%s,%.5f,%d,%s", network, set, people, fmt(epsilon), seed, k, radius, unit, size,
                     score, decoderAccuracy, threshold, calibrationRate, calibrationUnits,
-                    measuredOn, measuredUnits, fpir, fpirLow, fpirHigh, fnir, diagnosticOn, diagnosticFpir, queries);
+                    measuredOn, measuredUnits, fpir, fpirLow, fpirHigh, fnir, diagnosticOn, diagnosticFpir, queries,
+                    templates);
         }
     }
 
@@ -162,17 +226,28 @@ final class LargeGalleries {
             String measuredOn = su.measuredOn();
             EmbeddingCache measured = su.measured();
             for (double eps : epsilons) {
-                Preset p = presets.get(su.network() + "/" + DeepAnswer.key(eps, DeepAnswer.selectionGallery(c)));
+                // Templates at their own ε where asked (--template-eps), else at the answer's: the preset follows it.
+                double tEps = Double.isNaN(templateEpsilon) ? eps : templateEpsilon;
+                Preset p = presets.get(su.network() + "/" + DeepAnswer.key(tEps, DeepAnswer.selectionGallery(c)));
                 if (p == null) {
                     throw new IllegalStateException("no selected preset for " + su.network() + " at ε " + fmt(eps));
                 }
                 for (int s = 0; s < seeds; s++) {
                     DeepFrontier.Fold fold = DeepFrontier.Fold.of(data, s);
                     // The same seeds as DeepAnswer.evaluate: the same releases and the same RR draws.
-                    EmbeddingMechanism m = new EmbeddingMechanism(basis, true, Noise.SIGN_CAP, p.k(), p.radius(), eps,
+                    EmbeddingMechanism m = new EmbeddingMechanism(basis, true, Noise.SIGN_CAP, p.k(), p.radius(), tEps,
                             seeded(set, "answer-" + su.network(), eps, s));
+                    for (String kind : templates) {
+                    // Each training face released enrollReleases times (the agent's agent.enroll-releases).
+                    List<double[]> rel = new ArrayList<>();
+                    int[] relLabels = new int[fold.yTrain().length * enrollReleases];
+                    for (int n = 0; n < enrollReleases; n++) {
+                        rel.addAll(List.of(templateReleases(kind, m, p, tEps, fold, c,
+                                seeded(set, "templates-" + kind + (n == 0 ? "" : "-" + n), eps, s))));
+                        System.arraycopy(fold.yTrain(), 0, relLabels, n * fold.yTrain().length, fold.yTrain().length);
+                    }
                     Gallery gallery = Gallery.fromReleases(1, m.releaseSpace(), data.people(),
-                            releaseAll(m, fold.train()), fold.yTrain());
+                            rel.toArray(double[][]::new), relLabels);
                     double[][] test = DeepAnswer.directions(m, fold.test());
                     double[][] cal = DeepAnswer.directions(m, su.calibration().x());
                     double[][] strangers = DeepAnswer.directions(m, measured.x());
@@ -223,8 +298,9 @@ final class LargeGalleries {
                             rows.add(new Row(su.network(), set, c, eps, s, p.k(), p.radius(), q.unit, q.size, name, acc,
                                     th.value(), th.rate(), calScores.length, measuredOn, strCos.length,
                                     named / (double) strCos.length, ci[0], ci[1], misses / (double) qCos.length,
-                                    su.diagnosticOn(), oddNamed / (double) oddCos.length, qCos.length));
+                                    su.diagnosticOn(), oddNamed / (double) oddCos.length, qCos.length, kind));
                         }
+                    }
                     }
                     progress.step(su.network() + " " + set + " ε" + fmt(eps) + " seed " + s);
                 }
@@ -307,7 +383,10 @@ final class LargeGalleries {
                 .toList();
         LargeGalleries l = new LargeGalleries(Integer.parseInt(opt.get("--seeds")), DeepAnswer.doubles(opt.get("--eps")),
                 rules, DeepAnswer.ints(opt.get("--track")), presets(Path.of(opt.get("--selection-csv"))))
-                .calibrateTracksOnTracks(opt.get("--track-calibration").equals("tracks"));
+                .calibrateTracksOnTracks(opt.get("--track-calibration").equals("tracks"))
+                .templates(List.of(opt.get("--templates").split(",")))
+                .templateEpsilon(opt.get("--template-eps").isEmpty() ? Double.NaN : Double.parseDouble(opt.get("--template-eps")),
+                        Integer.parseInt(opt.get("--enroll-releases")));
         Files.createDirectories(out);
         List<String> rows = new ArrayList<>();
         rows.add(Row.HEADER);
@@ -343,7 +422,8 @@ final class LargeGalleries {
             if (!f[9].equals("cosine")) {
                 continue;
             }
-            double[] a = m.computeIfAbsent(f[0] + " " + f[1] + " ε " + f[3], x -> new TreeMap<>())
+            String templates = f[23].equals("releases") ? "" : " (" + f[23] + " templates)";
+            double[] a = m.computeIfAbsent(f[0] + " " + f[1] + " ε " + f[3] + templates, x -> new TreeMap<>())
                     .computeIfAbsent(Integer.parseInt(f[8]), x -> new double[2]);
             a[0] += Double.parseDouble(f[19]);
             a[1]++;
@@ -364,14 +444,14 @@ final class LargeGalleries {
         Map<String, double[]> m = new LinkedHashMap<>();
         for (String line : rows.subList(1, rows.size())) {
             String[] f = line.split(",");
-            String key = String.join(" ", f[0], f[1], "ε" + f[3], f[7] + f[8], f[9]);
+            String key = String.join(" ", f[0], f[1], "ε" + f[3], f[7] + f[8], f[9], f[23]);
             double[] a = m.computeIfAbsent(key, x -> new double[4]);
             a[0] += Double.parseDouble(f[19]);
             a[1] += Double.parseDouble(f[16]);
             a[2] += Double.parseDouble(f[10]);
             a[3]++;
         }
-        System.out.println("network set ε unit score: FNIR, measured FPIR, decoder accuracy (mean over seeds)");
+        System.out.println("network set ε unit score templates: FNIR, measured FPIR, decoder accuracy (mean over seeds)");
         for (var e : m.entrySet()) {
             double[] a = e.getValue();
             System.out.printf(Locale.ROOT, "%s: %.3f %.4f %.3f (n=%d)%n", e.getKey(), a[0] / a[3], a[1] / a[3],
