@@ -82,6 +82,10 @@ public final class Demo {
         // each of the first 100 people of lfw-public, under FACE_DATASETS or ../shared/datasets, when present),
         // none (a closed-set gallery), or a PublicStrangers file. Never the site's faces.
         m.put("--strangers", "auto");
+        // The query images as a camera sees people walking past (issue 45): each person's photos N at a time as the
+        // consecutive frames of one track (DemoFaces.clips), so the gateway answers once per track, decoding up to
+        // agent.answer.track-faces of its faces together. 1: unrelated stills, each face its own track, as before.
+        m.put("--clip-frames", "3");
         return m;
     }
 
@@ -91,7 +95,7 @@ public final class Demo {
      * ({@link org.privface.agent.detect.LabelledFace}). The other faces of query images were released
      * too and are reported apart, as unlabelled.
      */
-    public record Outcome(Map<String, String> originOfQuery, Set<String> labelled, int queryImages,
+    public record Outcome(Map<String, String> originOfQuery, Set<String> labelled, int queryImages, int clips,
                           Map<String, PerturbedFace> published, Map<String, FaceAnswer> answers,
                           Map<String, RecognitionResult> results, Score vectors, Score answerScore,
                           int people, int enrollReleases, Path basisFile, Stack stack, List<String> faceStack,
@@ -200,6 +204,16 @@ public final class Demo {
         DemoFaces.Split split = DemoFaces.split(faces, work);
         System.out.printf("faces: %s (%d people; %d enrollment images, %d query frames)%n", faces,
                 split.people(), split.enrollImages(), split.queryImages());
+        int clipFrames = Integer.parseInt(opt.get("--clip-frames"));
+        if (clipFrames < 1) {
+            throw new IllegalArgumentException("--clip-frames must be at least 1, not " + clipFrames);
+        }
+        if (clipFrames > 1) {
+            split = DemoFaces.clips(split, clipFrames, work);
+            System.out.printf("query camera: %d clips of up to %d photos of one person, played as one camera's frames"
+                    + " (a track each; %d empty frames between clips end it)%n", split.clips(), clipFrames,
+                    DemoFaces.GAP_FRAMES);
+        }
 
         long t0 = System.nanoTime();
         String password = opt.get("--password");
@@ -314,10 +328,13 @@ public final class Demo {
                 "-Dagent.detector=" + opt.get("--detector"),
                 // YuNet, when asked for, from FACE_MODELS or else the shared models beside the checkout.
                 "-Dprivface.models=" + root.resolve("../shared/models").normalize(),
-                "-Dagent.enroll-releases=" + opt.get("--enroll-releases"));
+                "-Dagent.enroll-releases=" + opt.get("--enroll-releases"),
+                // Clips are one camera's frames, tracked; stills are each their own appearance.
+                "-Dagent.folder-frames=" + (split.clips() > 0 ? "sequence" : "stills"));
         // A bound for a hung agent, not a speed target: a real folder set (lfw5: 1,140 images, each embedded
         // by dlib) takes minutes on a shared 2-core machine, and a JVM's start alone a minute when it is busy.
-        Duration agentBound = Duration.ofSeconds(180 + 2L * (split.enrollImages() + split.queryImages()));
+        Duration agentBound = Duration.ofSeconds(180 + 2L * (split.enrollImages() + split.queryImages())
+                + (long) split.clips() * DemoFaces.GAP_FRAMES / 10);
         FaceGallery gallery = null;
         List<String> queryOptions = new ArrayList<>(agentOptions);
         if (answering) {
@@ -403,7 +420,7 @@ public final class Demo {
         originOf.values().forEach(o -> people.add(Path.of(o).getName(0).toString()));
         // Under agent.basis-fit=private (the default) the agent keeps the basis it fitted privately in its data dir.
         basisFile = DemoProcesses.keptPrivateBasis(work.resolve("agent-data")).orElse(basisFile);
-        return new Outcome(originOf, labelled, split.queryImages(), published, answers, results, vectors, answerScore,
+        return new Outcome(originOf, labelled, split.queryImages(), split.clips(), published, answers, results, vectors, answerScore,
                 split.people(), Integer.parseInt(opt.get("--enroll-releases")), basisFile,
                 new Stack(bootstrap, recognizerPort, login.operator(), login.password(), split.enroll(), split.query(), basisFile,
                         SITE, operatorKeys, security), DemoProcesses.faceStack(agent.log()), release, gallery, openSet);

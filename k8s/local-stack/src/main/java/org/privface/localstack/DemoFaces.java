@@ -23,7 +23,59 @@ final class DemoFaces {
     private DemoFaces() {
     }
 
-    record Split(Path enroll, Path query, int people, int enrollImages, int queryImages) {
+    /**
+     * @param clips query tracks the camera plays ({@link #clips}); 0 where the query images are unrelated stills
+     */
+    record Split(Path enroll, Path query, int people, int enrollImages, int queryImages, int clips) {
+        Split(Path enroll, Path query, int people, int enrollImages, int queryImages) {
+            this(enroll, query, people, enrollImages, queryImages, 0);
+        }
+    }
+
+    /**
+     * Frames without a face between two clips: one more than the tracker lets a track go unseen
+     * ({@link org.privface.agent.track.IouTracker#DEFAULT_MAX_MISSED_FRAMES}), so each clip is its own track.
+     */
+    static final int GAP_FRAMES = org.privface.agent.track.IouTracker.DEFAULT_MAX_MISSED_FRAMES + 1;
+
+    /**
+     * The query images as one camera's frames ({@code agent.folder-frames=sequence}), a stand-in for
+     * people walking past: each person's query photos in name order, {@code frames} at a time, as
+     * consecutive frames (a clip: the tracker follows the face from photo to photo, since the photos
+     * of a data set put the face in about the same place), then {@value #GAP_FRAMES} empty grey
+     * frames that end the track. A person's last clip may be shorter. The frames are links, named
+     * so that path order is play order; no image is copied.
+     */
+    static Split clips(Split s, int frames, Path work) throws IOException {
+        Path root = Files.createDirectories(work.resolve("query-clips"));
+        Path gap = work.resolve("gap-frame.png");
+        java.awt.image.BufferedImage grey = new java.awt.image.BufferedImage(250, 250,
+                java.awt.image.BufferedImage.TYPE_BYTE_GRAY);
+        java.awt.Graphics2D g = grey.createGraphics();
+        g.setColor(new java.awt.Color(128, 128, 128));
+        g.fillRect(0, 0, 250, 250);
+        g.dispose();
+        javax.imageio.ImageIO.write(grey, "png", gap.toFile());
+        int clips = 0;
+        int images = 0;
+        for (DatasetFolder.Person person : DatasetFolder.people(s.query()).people()) {
+            Path dir = Files.createDirectories(root.resolve(person.name()));
+            List<Path> imgs = person.images();
+            for (int start = 0; start < imgs.size(); start += frames) {
+                clips++;
+                String clip = String.format("c%04d", clips);
+                for (int i = start; i < Math.min(imgs.size(), start + frames); i++) {
+                    String name = imgs.get(i).getFileName().toString();
+                    Files.createSymbolicLink(dir.resolve(clip + "-f" + (i - start) + name.substring(name.lastIndexOf('.'))),
+                            imgs.get(i).toRealPath());
+                    images++;
+                }
+                for (int i = 0; i < GAP_FRAMES; i++) {
+                    Files.createSymbolicLink(dir.resolve(String.format("%s-g%02d.png", clip, i)), gap.toAbsolutePath());
+                }
+            }
+        }
+        return new Split(s.enroll(), root, s.people(), s.enrollImages(), images, clips);
     }
 
     /**

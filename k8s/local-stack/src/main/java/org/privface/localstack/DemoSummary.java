@@ -94,7 +94,7 @@ final class DemoSummary {
         double kappa = rr.keepProbability();
         int c = model.identities();
         double fpir = d * (kappa + (1 - kappa) * (c - 1) / c) + (1 - d) * (1 - kappa);
-        return String.format("decoder FPIR %.2f%% (%d of %d faces of lfw-public people outside the calibration half,"
+        return String.format("decoder FPIR %.2f%% per face (%d of %d faces of lfw-public people outside the calibration half,"
                 + " 95%% [%.2f%%, %.2f%%]); answer FPIR %.2f%% at epsilon %s (the exact k-RR channel on top)",
                 100 * d, named, n, 100 * w[0], 100 * w[1], 100 * fpir, answerEpsilon);
     }
@@ -132,9 +132,10 @@ final class DemoSummary {
                 enrolledImages, o.enrollmentReleases() / Math.max(1, enrolledImages), forms == 2 ? String.format(
                         " (%d in the vector's form, %d in the templates': the two need different releases, so each"
                                 + " image is charged both)", enrolled.size() - templateReleases, templateReleases) : "");
+        long releasesPerImage = o.enrollmentReleases() / Math.max(1, enrolledImages);
         System.out.printf("epsilon per enrolled image: %.3f%s%n", perImage, forms == 2 ? " (vector + templates, composed)"
-                : o.enrollReleases() == 1 ? " (one release: the per-face epsilon)"
-                : String.format(" (%d releases composed; --enroll-releases 1 gives %.3f)", o.enrollReleases(), epsFace));
+                : releasesPerImage == 1 ? " (one release: the per-face epsilon)"
+                : String.format(" (%d releases of epsilon %.3f composed)", releasesPerImage, epsFace));
         System.out.printf("epsilon per enrolled person: %.1f at most (%s), over all of a person's images%n",
                 perPerson.values().stream().mapToDouble(Double::doubleValue).max().orElse(0),
                 perPerson.entrySet().stream().map(e -> e.getKey() + " " + String.format("%.0f", e.getValue()))
@@ -159,12 +160,19 @@ final class DemoSummary {
         FaceAnswer answer = o.answers().values().stream().findFirst().orElse(null);
         double budget = query != null && query.getTrack() != null ? query.getTrack().getEpsilonBudget()
                 : answer != null ? answer.getTrack().getEpsilonBudget() : 0;
-        System.out.printf("per-track budget:     %s, epsilon %.3f per track (each query image is its own track)%n",
+        System.out.printf("per-track budget:     %s, epsilon %.3f per track (%s)%n",
                 query != null && query.getTrack() != null ? query.getTrack().getBudgetPolicy()
-                        : answer != null ? answer.getTrack().getBudgetPolicy() : "none", budget);
-        System.out.printf("query records:        %d from %d query images (%d vectors, %d answers); %d of them the labelled"
-                + " face of their image%n", records, o.queryImages(), records - o.answers().size(), o.answers().size(),
-                o.labelled().size());
+                        : answer != null ? answer.getTrack().getBudgetPolicy() : "none", budget, o.clips() > 0
+                        ? o.clips() + " clips, each one track" : "each query image is its own track");
+        if (answer != null) {
+            System.out.printf("answers:              one per track, its first %d faces decoded together"
+                    + " (agent.answer.track-faces), released once at the track's epsilon%n",
+                    new org.privface.agent.AgentSettings.Answer().getTrackFaces());
+        }
+        String unit = o.clips() > 0 ? "track" : "face";
+        System.out.printf("query records:        %d from %d query images%s (%d vectors, %d answers); %d of them the labelled"
+                + " face of their image%n", records, o.queryImages(), o.clips() > 0 ? " in " + o.clips() + " clips" : "",
+                records - o.answers().size(), o.answers().size(), o.labelled().size());
         long unknown = o.results().values().stream().filter(r -> r.getPredictedLabel() == null).count();
         System.out.printf("records recognized:   %d of %d query records (%d answered \"unknown\")%n", o.results().size(),
                 records, unknown);
@@ -173,16 +181,16 @@ final class DemoSummary {
                 .mapToDouble(f -> f.getMechanism().getEpsilonPerFace()).max().orElse(0);
         double chance = 100.0 / Math.max(1, o.people());
         if (o.answerScore().scored() > 0) {
-            System.out.printf("answer accuracy:      %.1f%% (%d/%d labelled faces), k-RR over C+1 = %d outputs, epsilon %.4f"
-                    + " per face; chance %.1f%%, majority class %.1f%%%n", 100 * o.answerScore().accuracy(),
-                    o.answerScore().correct(), o.answerScore().scored(), g == null ? 0 : g.getLabels().size() + 1, answerEps,
-                    chance, 100.0 * o.answerScore().majority() / o.answerScore().scored());
+            System.out.printf("answer accuracy:      %.1f%% (%d/%d labelled %ss), k-RR over C+1 = %d outputs, epsilon %.4f"
+                    + " per %s; chance %.1f%%, majority class %.1f%%%n", 100 * o.answerScore().accuracy(),
+                    o.answerScore().correct(), o.answerScore().scored(), unit, g == null ? 0 : g.getLabels().size() + 1,
+                    answerEps, unit, chance, 100.0 * o.answerScore().majority() / o.answerScore().scored());
         }
         if (o.vectors().scored() > 0) {
-            System.out.printf("%s %.1f%% (%d/%d labelled faces), %s, epsilon %.4f per face; chance %.1f%%, majority"
+            System.out.printf("%s %.1f%% (%d/%d labelled %ss), %s, epsilon %.4f per %s; chance %.1f%%, majority"
                     + " class %.1f%%%n", o.answerScore().scored() > 0 ? "vector accuracy:     " : "accuracy:            ",
-                    100 * o.vectors().accuracy(), o.vectors().correct(), o.vectors().scored(),
-                    any.getMechanism().getSensitivityMode(), vectorEps, chance,
+                    100 * o.vectors().accuracy(), o.vectors().correct(), o.vectors().scored(), unit,
+                    any.getMechanism().getSensitivityMode(), vectorEps, unit, chance,
                     100.0 * o.vectors().majority() / o.vectors().scored());
         }
         if (o.release().equals("both")) {
@@ -191,8 +199,8 @@ final class DemoSummary {
         }
         if (o.answerScore().scored() > 0 && o.vectors().scored() > 0) {
             boolean same = o.answerScore().faces().equals(o.vectors().faces());
-            System.out.printf("same faces:           %s; each query face spent epsilon %.4f in all (answer %.4f + vector %.4f%s)%n",
-                    same ? "yes, the " + o.vectors().scored() + " labelled faces each gave one answer and one vector"
+            System.out.printf("same faces:           %s; each query " + unit + " spent epsilon %.4f in all (answer %.4f + vector %.4f%s)%n",
+                    same ? "yes, the " + o.vectors().scored() + " labelled " + unit + "s each gave one answer and one vector"
                             : "NO: the two forms were scored on different faces", answerEps + vectorEps, answerEps, vectorEps,
                     o.release().equals("compare") ? ", one release in each pass" : ", halves of one grant");
             System.out.printf("equal FPIR:           %s%n", equalFpir(o.answerScore(), o.vectors()));

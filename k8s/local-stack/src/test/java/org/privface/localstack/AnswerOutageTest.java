@@ -203,8 +203,10 @@ class AnswerOutageTest {
         Gallery gallery = g.answers().gallery().orElseThrow(() -> new AssertionError("no gallery held"));
         EmbeddingMechanism m = EmbeddingMechanism.publicPreset("fr_feature", EmbeddingMechanism.Noise.SIGN_CAP, EPSILON);
         for (int i = 0; i < n; i++) {
-            FaceAnswer a = g.answers().answer(gallery, m, faces[i % faces.length], EPSILON, CAMERA, "t-" + made.size(),
-                    Instant.now(), null).orElseThrow(() -> new AssertionError("face not answered"));
+            double[] query = g.answers().query(gallery, m, faces[i % faces.length])
+                    .orElseThrow(() -> new AssertionError("face not answered"));
+            FaceAnswer a = g.answers().answer(gallery, java.util.List.of(query), EPSILON, CAMERA, "t-" + made.size(),
+                    Instant.now(), null);
             assertTrue(made.add(a.getEventId()));
         }
     }

@@ -100,10 +100,12 @@ class DemoAnswerTest {
         }
         String summary = printed.toString(StandardCharsets.UTF_8);
         terminal.print(summary);
-        assertTrue(summary.contains(String.format("answer accuracy:      %.1f%% (%d/%d labelled faces), k-RR over C+1 = %d",
-                100 * answers.accuracy(), answers.correct(), answers.scored(), outcome.gallery().getLabels().size() + 1)), summary);
-        assertTrue(summary.contains(String.format("vector accuracy:      %.1f%% (%d/%d labelled faces)",
-                100 * vectors.accuracy(), vectors.correct(), vectors.scored())), summary);
+        String unit = outcome.clips() > 0 ? "tracks" : "faces";
+        assertTrue(summary.contains(String.format("answer accuracy:      %.1f%% (%d/%d labelled %s), k-RR over C+1 = %d",
+                100 * answers.accuracy(), answers.correct(), answers.scored(), unit,
+                outcome.gallery().getLabels().size() + 1)), summary);
+        assertTrue(summary.contains(String.format("vector accuracy:      %.1f%% (%d/%d labelled %s)",
+                100 * vectors.accuracy(), vectors.correct(), vectors.scored(), unit)), summary);
         assertTrue(summary.contains("same faces:           yes"), summary);
         assertTrue(summary.contains("equal FPIR:           "), summary);
         assertTrue(summary.contains("open set:"), summary);
