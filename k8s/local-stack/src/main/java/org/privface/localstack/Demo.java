@@ -330,7 +330,11 @@ public final class Demo {
                 "-Dprivface.models=" + root.resolve("../shared/models").normalize(),
                 "-Dagent.enroll-releases=" + opt.get("--enroll-releases"),
                 // Clips are one camera's frames, tracked; stills are each their own appearance.
-                "-Dagent.folder-frames=" + (split.clips() > 0 ? "sequence" : "stills"));
+                "-Dagent.folder-frames=" + (split.clips() > 0 ? "sequence" : "stills"),
+                // Each clip is a different appearance, scored on its own, as each still was (a still is never
+                // linked): linking would charge a person's later clips to their first within the window and
+                // release them nothing (docs/privacy.md), which is the site's guarantee, not an accuracy.
+                "-Dagent.link.enabled=false");
         // A bound for a hung agent, not a speed target: a real folder set (lfw5: 1,140 images, each embedded
         // by dlib) takes minutes on a shared 2-core machine, and a JVM's start alone a minute when it is busy.
         Duration agentBound = Duration.ofSeconds(180 + 2L * (split.enrollImages() + split.queryImages())

@@ -163,7 +163,12 @@ final class DemoSummary {
         System.out.printf("per-track budget:     %s, epsilon %.3f per track (%s)%n",
                 query != null && query.getTrack() != null ? query.getTrack().getBudgetPolicy()
                         : answer != null ? answer.getTrack().getBudgetPolicy() : "none", budget, o.clips() > 0
-                        ? o.clips() + " clips, each one track" : "each query image is its own track");
+                        ? o.clips() + " clips; a clip is one track where the tracker follows its face from photo to photo,"
+                                + " more where it loses it" : "each query image is its own track");
+        if (o.clips() > 0) {
+            System.out.println("linking:              off in the demo: each clip is scored as its own appearance (a site's"
+                    + " gateway links a person's tracks and charges them to one budget per window)");
+        }
         if (answer != null) {
             System.out.printf("answers:              one per track, its first %d faces decoded together"
                     + " (agent.answer.track-faces), released once at the track's epsilon%n",
