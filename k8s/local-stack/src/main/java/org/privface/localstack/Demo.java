@@ -86,6 +86,11 @@ public final class Demo {
         // consecutive frames of one track (DemoFaces.clips), so the gateway answers once per track, decoding up to
         // agent.answer.track-faces of its faces together. 1: unrelated stills, each face its own track, as before.
         m.put("--clip-frames", "3");
+        // The templates' releases per enrolled image and their ε (agent.answer.template-releases, -epsilon); empty:
+        // the agent's defaults (2 at ε 20). "--template-releases 1 --template-epsilon <ε>" is the template enrollment
+        // before issue 45.
+        m.put("--template-releases", "");
+        m.put("--template-epsilon", "");
         return m;
     }
 
@@ -335,6 +340,12 @@ public final class Demo {
                 // linked): linking would charge a person's later clips to their first within the window and
                 // release them nothing (docs/privacy.md), which is the site's guarantee, not an accuracy.
                 "-Dagent.link.enabled=false");
+        agentOptions = new ArrayList<>(agentOptions);
+        for (String o : List.of("--template-releases", "--template-epsilon")) {
+            if (!opt.get(o).isEmpty()) {
+                agentOptions.add("-Dagent.answer." + o.substring(2) + "=" + opt.get(o));
+            }
+        }
         // A bound for a hung agent, not a speed target: a real folder set (lfw5: 1,140 images, each embedded
         // by dlib) takes minutes on a shared 2-core machine, and a JVM's start alone a minute when it is busy.
         Duration agentBound = Duration.ofSeconds(180 + 2L * (split.enrollImages() + split.queryImages())

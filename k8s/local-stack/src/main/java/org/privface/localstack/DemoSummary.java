@@ -56,6 +56,34 @@ final class DemoSummary {
     }
 
     /**
+     * The answers' accuracy by the photos in their clip ({@code <person>/c<n>-f<i>.<ext>}, DemoFaces.clips):
+     * a person's last clip may hold fewer than the others, and the harness's tracks are all full.
+     */
+    static String byClipLength(Outcome o) {
+        Map<Integer, int[]> by = new java.util.TreeMap<>();
+        for (String id : o.answers().keySet()) {
+            if (!o.labelled().contains(id)) {
+                continue;
+            }
+            Path origin = Path.of(o.originOfQuery().get(id));
+            String name = origin.getFileName().toString();
+            String clip = name.substring(0, name.indexOf("-f") + 2);
+            long photos;
+            try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(o.stack().query().resolve(origin.getParent()))) {
+                photos = files.filter(f -> f.getFileName().toString().startsWith(clip)).count();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            RecognitionResult r = o.results().get(id);
+            int[] a = by.computeIfAbsent((int) photos, x -> new int[2]);
+            a[0] += r != null && origin.getName(0).toString().equals(r.getPredictedLabel()) ? 1 : 0;
+            a[1]++;
+        }
+        return by.entrySet().stream().map(e -> String.format("%d photos %d/%d (%.1f%%)", e.getKey(), e.getValue()[0],
+                e.getValue()[1], 100.0 * e.getValue()[0] / e.getValue()[1])).collect(java.util.stream.Collectors.joining(", "));
+    }
+
+    /**
      * Whether the two forms' scores compare at the same false-positive rate. On enrolled faces a
      * threshold only decides between a name and "unknown": at any threshold the vector names
      * correctly at most the faces it named correctly plus those it called unknown, so
@@ -190,6 +218,9 @@ final class DemoSummary {
                     + " per %s; chance %.1f%%, majority class %.1f%%%n", 100 * o.answerScore().accuracy(),
                     o.answerScore().correct(), o.answerScore().scored(), unit, g == null ? 0 : g.getLabels().size() + 1,
                     answerEps, unit, chance, 100.0 * o.answerScore().majority() / o.answerScore().scored());
+        }
+        if (o.answerScore().scored() > 0 && o.clips() > 0) {
+            System.out.printf("answers by clip:      %s%n", byClipLength(o));
         }
         if (o.vectors().scored() > 0) {
             System.out.printf("%s %.1f%% (%d/%d labelled %ss), %s, epsilon %.4f per %s; chance %.1f%%, majority"

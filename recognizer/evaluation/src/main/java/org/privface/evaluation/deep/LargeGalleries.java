@@ -150,17 +150,18 @@ final class LargeGalleries {
     record Row(String network, String set, int people, double epsilon, int seed, int k, int radius, String unit,
                int size, String score, double decoderAccuracy, double threshold, double calibrationRate,
                int calibrationUnits, String measuredOn, int measuredUnits, double fpir, double fpirLow, double fpirHigh,
-               double fnir, String diagnosticOn, double diagnosticFpir, int queries, String templates) {
+               double fnir, String diagnosticOn, double diagnosticFpir, int queries, String templates,
+               double templateEpsilon, int templateReleases) {
         static final String HEADER = "network,set,people,epsilon,seed,k,radius,unit,track_faces,score,decoder_accuracy,"
                 + "threshold,calibration_decoder_rate,calibration_units,fpir_measured_on,measured_units,fpir,fpir_low95,"
-                + "fpir_high95,fnir,diagnostic_on,diagnostic_fpir,queries,templates";
+                + "fpir_high95,fnir,diagnostic_on,diagnostic_fpir,queries,templates,template_epsilon,template_releases";
 
         String csv() {
             return String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%d,%s,%d,%s,%.4f,%.6f,%.5f,%d,%s,%d,%.5f,%.5f,%.5f,"
-                            + "%.4f,%s,%.5f,%d,%s", network, set, people, fmt(epsilon), seed, k, radius, unit, size,
+                            + "%.4f,%s,%.5f,%d,%s,%s,%d", network, set, people, fmt(epsilon), seed, k, radius, unit, size,
                     score, decoderAccuracy, threshold, calibrationRate, calibrationUnits,
                     measuredOn, measuredUnits, fpir, fpirLow, fpirHigh, fnir, diagnosticOn, diagnosticFpir, queries,
-                    templates);
+                    templates, fmt(templateEpsilon), templateReleases);
         }
     }
 
@@ -298,7 +299,8 @@ final class LargeGalleries {
                             rows.add(new Row(su.network(), set, c, eps, s, p.k(), p.radius(), q.unit, q.size, name, acc,
                                     th.value(), th.rate(), calScores.length, measuredOn, strCos.length,
                                     named / (double) strCos.length, ci[0], ci[1], misses / (double) qCos.length,
-                                    su.diagnosticOn(), oddNamed / (double) oddCos.length, qCos.length, kind));
+                                    su.diagnosticOn(), oddNamed / (double) oddCos.length, qCos.length, kind, tEps,
+                                    enrollReleases));
                         }
                     }
                     }
@@ -444,7 +446,8 @@ final class LargeGalleries {
         Map<String, double[]> m = new LinkedHashMap<>();
         for (String line : rows.subList(1, rows.size())) {
             String[] f = line.split(",");
-            String key = String.join(" ", f[0], f[1], "ε" + f[3], f[7] + f[8], f[9], f[23]);
+            String key = String.join(" ", f[0], f[1], "ε" + f[3], f[7] + f[8], f[9], f[23],
+                "templates ε" + f[24] + "×" + f[25]);
             double[] a = m.computeIfAbsent(key, x -> new double[4]);
             a[0] += Double.parseDouble(f[19]);
             a[1] += Double.parseDouble(f[16]);
