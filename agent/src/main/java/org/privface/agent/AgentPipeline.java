@@ -156,12 +156,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
             LOG.info("face embedding: {}", settings.getEmbedder().describe());
         }
         Mechanisms.BasisFit.parse(settings.getBasisFit()); // refuses an unpaid enrollment fit before anything opens
-        if (!settings.getAnswer().enrollmentForms().equals("vector")
-                && settings.getAnswer().getTemplateEpsilon() > policies.floor().epsilonMax()) {
-            // The templates' ε is local configuration, but no release of this gateway passes its floor.
-            throw new IllegalArgumentException("agent.answer.template-epsilon " + settings.getAnswer().getTemplateEpsilon()
-                    + " is above the floor's epsilon-max " + policies.floor().epsilonMax());
-        }
+        settings.getAnswer().checkTemplateEpsilon(policies.floor().epsilonMax());
         EnrollmentLedger ledger = settings.getEnrollFolder() == null ? null : openLedger(policies);
         Mechanisms mechanisms = new Mechanisms(settings, enrollDetector, ledger);
         FaceMechanism first = mechanisms.forRelease(policy, policy.budgetPolicy().epsilonPerRelease(policy.epsilon()));

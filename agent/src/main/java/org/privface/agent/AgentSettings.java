@@ -418,6 +418,16 @@ public class AgentSettings {
             }
             this.templateEpsilon = templateEpsilon;
         }
+        /**
+         * Refuses a template ε above the floor's {@code epsilon-max} where templates are released: it is
+         * local configuration, but no release of a gateway passes its floor.
+         */
+        public void checkTemplateEpsilon(double epsilonMax) {
+            if (!enrollmentForms().equals("vector") && templateEpsilon > epsilonMax) {
+                throw new IllegalArgumentException("agent.answer.template-epsilon " + templateEpsilon
+                        + " is above the floor's epsilon-max " + epsilonMax);
+            }
+        }
         public int getTemplateReleases() { return templateReleases; }
         public void setTemplateReleases(int templateReleases) {
             if (templateReleases < 1 || templateReleases > 16) {

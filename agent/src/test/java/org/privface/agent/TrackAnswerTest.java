@@ -115,11 +115,26 @@ class TrackAnswerTest {
     }
 
     @Test
-    void trackFacesIsThreeByDefaultAndAtLeastOne() {
+    void theShippedAnswerSettingsAndTheirBounds() {
         AgentSettings.Answer a = new AgentSettings.Answer();
         assertEquals(3, a.getTrackFaces(), "the shipped default decodes three faces together");
+        assertEquals(20.0, a.getTemplateEpsilon(), "templates at ε 20 (docs/frontier.md, large galleries)");
+        assertEquals(2, a.getTemplateReleases());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> a.setTrackFaces(0));
         assertTrue(e.getMessage().contains("agent.answer.track-faces"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> a.setTemplateReleases(0));
+        assertThrows(IllegalArgumentException.class, () -> a.setTemplateEpsilon(Double.NaN));
+        // A vector site releases no templates: any floor will do. An answering one must fit them under it.
+        a.checkTemplateEpsilon(10);
+        a.setRelease("answer");
+        a.checkTemplateEpsilon(20);
+        e = assertThrows(IllegalArgumentException.class, () -> a.checkTemplateEpsilon(10));
+        assertTrue(e.getMessage().contains("agent.answer.template-epsilon 20.0 is above the floor's epsilon-max 10.0"),
+                e.getMessage());
+        AgentSettings s = new AgentSettings();
+        assertThrows(IllegalArgumentException.class, () -> s.setFolderFrames("video"));
+        s.setFolderFrames("sequence");
+        assertTrue(!s.folderStills());
     }
 
     private static double[] near(double[] p, java.util.Random r) {
