@@ -55,6 +55,7 @@ class EndToEndTest {
         opt.put("--mode", "vector");
         opt.put("--components", "16");
         opt.put("--release", "vector"); // answers decode an embedding: the seed mechanisms release vectors only
+        opt.put("--clip-frames", "1"); // every query photo its own track: each face's record is checked below
         outcome = Demo.execute(root, faces, opt, work, running);
     }
 
