@@ -89,6 +89,10 @@ public final class Demo {
         // The templates' releases per enrolled image and their ε (agent.answer.template-releases, -epsilon); empty:
         // the agent's defaults (2 at ε 20). "--template-releases 1 --template-epsilon <ε>" is the template enrollment
         // before issue 45.
+        // Unseen strangers played as clips too (issue 45): this many lfw-public people of the half the threshold's
+        // calibration never saw, one clip of their first --clip-frames photos each; the summary gives the share of
+        // their tracks named, the false-positive rate of the shipped path. 0: none.
+        m.put("--stranger-clips", "0");
         m.put("--template-releases", "");
         m.put("--template-epsilon", "");
         return m;
@@ -213,8 +217,14 @@ public final class Demo {
         if (clipFrames < 1) {
             throw new IllegalArgumentException("--clip-frames must be at least 1, not " + clipFrames);
         }
+        List<org.privface.agent.dataset.DatasetFolder.Person> strangerClips = clipFrames < 2 ? List.of()
+                : DemoFaces.unseenStrangers(root, Integer.parseInt(opt.get("--stranger-clips")), clipFrames);
         if (clipFrames > 1) {
-            split = DemoFaces.clips(split, clipFrames, work);
+            split = DemoFaces.clips(split, clipFrames, strangerClips, work);
+            if (!strangerClips.isEmpty()) {
+                System.out.printf("query camera strangers: %d clips of %d photos of lfw-public people the gallery's"
+                        + " threshold never saw%n", strangerClips.size(), clipFrames);
+            }
             System.out.printf("query camera: %d clips of up to %d photos of one person, played as one camera's frames"
                     + " (a track each; %d empty frames between clips end it)%n", split.clips(), clipFrames,
                     DemoFaces.GAP_FRAMES);

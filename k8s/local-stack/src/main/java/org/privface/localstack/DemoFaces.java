@@ -47,6 +47,18 @@ final class DemoFaces {
      * so that path order is play order; no image is copied.
      */
     static Split clips(Split s, int frames, Path work) throws IOException {
+        return clips(s, frames, List.of(), work);
+    }
+
+    /** Folder prefix of a stranger's clip in the query camera: no enrolled label starts with it. */
+    static final String STRANGER = "~stranger-";
+
+    /**
+     * As {@link #clips(Split, int, Path)}, then one clip of each of {@code strangers}' first
+     * {@code frames} photos, under {@value #STRANGER}{@code <name>}: people the gallery does not hold,
+     * whose tracks measure the answers' false-positive rate on the shipped path.
+     */
+    static Split clips(Split s, int frames, List<DatasetFolder.Person> strangers, Path work) throws IOException {
         Path root = Files.createDirectories(work.resolve("query-clips"));
         Path gap = work.resolve("gap-frame.png");
         java.awt.image.BufferedImage grey = new java.awt.image.BufferedImage(250, 250,
@@ -58,7 +70,11 @@ final class DemoFaces {
         javax.imageio.ImageIO.write(grey, "png", gap.toFile());
         int clips = 0;
         int images = 0;
-        for (DatasetFolder.Person person : DatasetFolder.people(s.query()).people()) {
+        List<DatasetFolder.Person> played = new java.util.ArrayList<>(DatasetFolder.people(s.query()).people());
+        for (DatasetFolder.Person p : strangers) {
+            played.add(new DatasetFolder.Person(STRANGER + p.name(), p.folder(), p.images().subList(0, frames)));
+        }
+        for (DatasetFolder.Person person : played) {
             Path dir = Files.createDirectories(root.resolve(person.name()));
             List<Path> imgs = person.images();
             for (int start = 0; start < imgs.size(); start += frames) {
@@ -127,6 +143,34 @@ final class DemoFaces {
             nq += imgs.size() - cut;
         }
         return new Split(enroll, query, people, ne, nq);
+    }
+
+    /**
+     * Up to {@code n} people of lfw-public's second half (the people {@link StrangersFile} keeps
+     * unseen by the threshold's calibration: the 2nd, 4th, ... sorted by name) with at least
+     * {@code photos} photos; none where lfw-public is not found.
+     */
+    static List<DatasetFolder.Person> unseenStrangers(Path root, int n, int photos) throws IOException {
+        if (n <= 0) {
+            return List.of();
+        }
+        Optional<Path> pub = FaceDatasets.root().or(() -> Optional.of(root.resolve("../shared/datasets").normalize()))
+                .map(r -> r.resolve("lfw-public")).filter(Files::isDirectory);
+        if (pub.isEmpty()) {
+            return List.of();
+        }
+        List<Path> all;
+        try (java.util.stream.Stream<Path> dirs = Files.list(pub.get())) {
+            all = dirs.filter(Files::isDirectory).sorted().toList(); // StrangersFile's order, so its halves
+        }
+        List<DatasetFolder.Person> out = new java.util.ArrayList<>();
+        for (int i = 1; i < all.size() && out.size() < n; i += 2) {
+            List<Path> images = DatasetFolder.imagesUnder(all.get(i)).images();
+            if (images.size() >= photos) {
+                out.add(new DatasetFolder.Person(all.get(i).getFileName().toString(), all.get(i), images));
+            }
+        }
+        return out;
     }
 
     /** Says what the listing left out, and stops at the first image that does not decode, naming it. */

@@ -42,6 +42,9 @@ final class DemoSummary {
                 continue; // someone else in the photo: not the folder's person
             }
             String truth = Path.of(originOf.get(id)).getName(0).toString();
+            if (truth.startsWith(DemoFaces.STRANGER)) {
+                continue; // not enrolled: counted by strangersNamed
+            }
             perPerson.merge(truth, 1, Integer::sum);
             scored++;
             faces.add(originOf.get(id));
@@ -56,6 +59,31 @@ final class DemoSummary {
     }
 
     /**
+     * The stranger clips' labelled tracks of one form ({@code records}) that the recognizer's result
+     * gave an enrolled name: the false-positive rate of the shipped path, with its 95 % Wilson interval.
+     */
+    static String strangersNamed(Outcome o, Set<String> records) {
+        long tracks = 0;
+        long named = 0;
+        for (String id : records) {
+            String origin = o.originOfQuery().get(id);
+            if (origin == null || !o.labelled().contains(id) || !Path.of(origin).getName(0).toString()
+                    .startsWith(DemoFaces.STRANGER)) {
+                continue;
+            }
+            tracks++;
+            RecognitionResult r = o.results().get(id);
+            named += r != null && r.getPredictedLabel() != null ? 1 : 0;
+        }
+        if (tracks == 0) {
+            return "";
+        }
+        double[] w = org.privface.privacy.Proportions.wilson95(named, tracks);
+        return String.format("%d of %d stranger tracks named (FPIR %.2f%%, 95%% [%.2f%%, %.2f%%])", named, tracks,
+                100.0 * named / tracks, 100 * w[0], 100 * w[1]);
+    }
+
+    /**
      * The answers' accuracy by the photos in their clip ({@code <person>/c<n>-f<i>.<ext>}, DemoFaces.clips):
      * a person's last clip may hold fewer than the others, and the harness's tracks are all full.
      */
@@ -66,6 +94,9 @@ final class DemoSummary {
                 continue;
             }
             Path origin = Path.of(o.originOfQuery().get(id));
+            if (origin.getName(0).toString().startsWith(DemoFaces.STRANGER)) {
+                continue;
+            }
             String name = origin.getFileName().toString();
             String clip = name.substring(0, name.indexOf("-f") + 2);
             long photos;
@@ -221,6 +252,10 @@ final class DemoSummary {
         }
         if (o.answerScore().scored() > 0 && o.clips() > 0) {
             System.out.printf("answers by clip:      %s%n", byClipLength(o));
+            String fp = strangersNamed(o, o.answers().keySet());
+            if (!fp.isEmpty()) {
+                System.out.printf("answer strangers:     %s%n", fp);
+            }
         }
         if (o.vectors().scored() > 0) {
             System.out.printf("%s %.1f%% (%d/%d labelled %ss), %s, epsilon %.4f per %s; chance %.1f%%, majority"
@@ -228,6 +263,12 @@ final class DemoSummary {
                     100 * o.vectors().accuracy(), o.vectors().correct(), o.vectors().scored(), unit,
                     any.getMechanism().getSensitivityMode(), vectorEps, unit, chance,
                     100.0 * o.vectors().majority() / o.vectors().scored());
+        }
+        Set<String> vectorIds = new java.util.HashSet<>();
+        o.published().values().stream().filter(f -> f.getEnrollmentLabel() == null).forEach(f -> vectorIds.add(f.getEventId()));
+        String vectorStrangers = strangersNamed(o, vectorIds);
+        if (!vectorStrangers.isEmpty()) {
+            System.out.printf("vector strangers:     %s%n", vectorStrangers);
         }
         if (o.release().equals("both")) {
             System.out.printf("vector open set:      off (recognizer.open-set-margin 0): its distance rule is fitted to"
