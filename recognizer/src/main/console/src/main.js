@@ -313,9 +313,11 @@ function renderAdvisor(el, adv, epsilonPerFace) {
   box.hidden = !adv;
   if (!adv) return;
   const ex = adv.expected;
-  $('.advisor-caption', el).textContent = `ε advisor for the answer release: expected F1, FNIR and FPIR against ε per `
+  $('.advisor-caption', el).textContent = `ε advisor for the answer release: expected FNIR and FPIR against ε per `
     + `answer, measured by the answer evaluation (${ex.source}) on ${ex.set} (C = ${ex.people}, nearest evaluated to this `
-    + `site's C = ${adv.identities}; ${ex.network}, ${ex.rule} calibration, FPIR on public strangers calibration never saw).`
+    + `site's C = ${adv.identities}; ${ex.network}, ${ex.rule} calibration for FPIR 1 %, one answer per `
+    + `${ex.trackFaces === 1 ? 'face' : ex.trackFaces + '-face track'}, templates ${ex.templates}; FPIR on public strangers `
+    + `calibration never saw).`
     + (adv.answerEpsilon ? ` The gallery is calibrated for ε ${fmt(adv.answerEpsilon)}.` : '');
   const here = adv.answerEpsilon || epsilonPerFace;
   const nearest = ex.points.reduce((b, p) => (b === null || Math.abs(Math.log(p.epsilon / here))
@@ -324,7 +326,6 @@ function renderAdvisor(el, adv, epsilonPerFace) {
     tr.dataset.epsilon = String(p.epsilon);
     if (p === nearest) tr.className = 'current';
     cell(tr, p.epsilon);
-    cell(tr, fmt(p.f1, 3));
     cell(tr, fmt(p.fnir, 3));
     cell(tr, fmt(p.fpir, 4));
     cell(tr, p.seeds);
@@ -388,7 +389,7 @@ async function updateTradeoff(c, s) {
   if (t.advisor) {
     // The answer family beside the vector's, so the chart compares the two releases.
     const ex = t.advisor.expected;
-    [['f1', 'answer F1', '#16a34a', []], ['fnir', 'answer FNIR', '#dc2626', [4, 3]], ['fpir', 'answer FPIR', '#6b7280', [2, 2]]]
+    [['fnir', 'answer FNIR', '#dc2626', [4, 3]], ['fpir', 'answer FPIR', '#6b7280', [2, 2]]]
       .forEach(([k, label, color, dash]) => datasets.push({ label: `${label}: ${ex.set}, C = ${ex.people}`,
         data: ex.points.map((p) => ({ x: p.epsilon, y: p[k] })), borderColor: color, backgroundColor: color,
         borderDash: dash, showLine: true, pointRadius: 2 }));

@@ -366,11 +366,16 @@ public class ConsoleController {
     @Get("/api/tradeoff/{site}")
     public HttpResponse<?> tradeoff(String site) {
         Map<String, Object> policy = null;
+        // Faces per answer the site's gateways decode together (their reports' answer.trackFaces); 1 before issue 45.
+        int trackFaces = 1;
         for (StatusReader.Latest l : status.gateways().getOrDefault(site, Map.of()).values()) {
             if (l.current().body().get("policy") instanceof Map<?, ?> p) {
                 @SuppressWarnings("unchecked")
                 Map<String, Object> pm = (Map<String, Object>) p;
                 policy = pm;
+            }
+            if (l.current().body().get("answer") instanceof Map<?, ?> a && a.get("trackFaces") instanceof Number n) {
+                trackFaces = Math.max(trackFaces, n.intValue());
             }
         }
         if (policy == null) {
@@ -385,9 +390,8 @@ public class ConsoleController {
                 () -> body.put("message", "no evaluation results for " + mechanism + " " + mode));
         FaceGallery gallery = galleries.gallery(site).orElse(null);
         if (gallery != null) {
-            String rule = gallery.getCalibration() == null ? null : gallery.getCalibration().getRule();
             String network = gallery.getBasisId().contains("fr_feature") ? "fr_feature" : "dlib";
-            tradeoffs.forAnswer(gallery.getLabels().size(), rule, network).ifPresent(a -> {
+            tradeoffs.forAnswer(gallery.getLabels().size(), network, trackFaces).ifPresent(a -> {
                 Map<String, Object> advisor = new LinkedHashMap<>();
                 advisor.put("identities", gallery.getLabels().size());
                 advisor.put("answerEpsilon", gallery.getCalibration() == null ? null

@@ -54,73 +54,82 @@ public class TradeoffCurves {
 
     /** One ε of the answer evaluation, averaged over its seeds. */
     @Serdeable
-    public record AnswerPoint(double epsilon, double f1, double fnir, double fpir, int seeds) {
+    public record AnswerPoint(double epsilon, double fnir, double fpir, int seeds) {
     }
-
-    /** The answer's expected figures against ε, measured where the gallery size was nearest the site's. */
-    @Serdeable
-    public record AnswerAdvice(String network, String set, int people, String rule, String source,
-                               List<AnswerPoint> points) {
-    }
-
-    /** The answer evaluation's table (docs/frontier.md, {@code -Pdeep-eval --answer}), bundled at build time. */
-    static final String ANSWER_FILE = "deep-answer.csv";
 
     /**
-     * The answer release's measured F1, FNIR and FPIR (on public strangers calibration never saw)
-     * per ε, for a site whose gallery holds {@code identities} people, calibrated by {@code rule}:
-     * the rows of the evaluated gallery whose size is nearest (by ratio), on the site's network
-     * where it was evaluated, else dlib (the shipped default). Empty without a matching row.
+     * The answer's expected figures against ε, measured where the gallery size was nearest the site's,
+     * for the faces its gateways decode together ({@code trackFaces}) and the shipped templates.
      */
-    public Optional<AnswerAdvice> forAnswer(int identities, String rule, String network) {
+    @Serdeable
+    public record AnswerAdvice(String network, String set, int people, String rule, int trackFaces, String templates,
+                               String source, List<AnswerPoint> points) {
+    }
+
+    /**
+     * The answer evaluation of the shipped configuration (docs/frontier.md, "Large galleries":
+     * {@code LargeGalleries} with the agent's template ε and releases, faces and 3-face tracks, ε 2 to 20),
+     * bundled at build time.
+     */
+    static final String ANSWER_FILE = "large-galleries-advice.csv";
+
+    /**
+     * The answer release's measured FNIR and FPIR (FNIR at the Wilson threshold for FPIR 1 %; FPIR on
+     * strangers the calibration never saw, tracks of them for tracks) per ε, for a site whose gallery
+     * holds {@code identities} people and whose gateways answer once per {@code trackFaces} faces: the
+     * rows of the evaluated gallery whose size is nearest (by ratio), of the evaluated track length
+     * nearest and not above the site's, on the site's network where it was evaluated, else dlib (the
+     * shipped default). The rule is the evaluation's (the shipped Wilson rule). Empty without a row.
+     */
+    public Optional<AnswerAdvice> forAnswer(int identities, String network, int trackFaces) {
         Optional<Table> t = table(ANSWER_FILE);
-        if (t.isEmpty()) {
+        if (t.isEmpty() || identities < 1) {
             return Optional.empty();
         }
         List<String> header = t.get().header();
         List<String[]> rows = t.get().rows();
-        int net = header.indexOf("network");
-        int set = header.indexOf("set");
-        int people = header.indexOf("people");
-        int eps = header.indexOf("epsilon");
-        int cal = header.indexOf("calibration");
-        int f1 = header.indexOf("f1");
-        int fnir = header.indexOf("fnir");
-        int fpir = header.indexOf("fpir");
-        if (Math.min(Math.min(Math.min(net, set), Math.min(people, eps)), Math.min(Math.min(cal, f1),
-                Math.min(fnir, fpir))) < 0 || identities < 1) {
-            return Optional.empty();
+        int[] col = new int[8];
+        String[] names = {"network", "set", "people", "epsilon", "track_faces", "fnir", "fpir", "templates"};
+        for (int i = 0; i < names.length; i++) {
+            col[i] = header.indexOf(names[i]);
+            if (col[i] < 0) {
+                return Optional.empty();
+            }
         }
-        String want = rule == null ? "wilson" : rule.toLowerCase(Locale.ROOT);
-        String network1 = rows.stream().anyMatch(f -> f[net].equals(network)) ? network : "dlib";
-        List<String[]> ours = rows.stream().filter(f -> f[net].equals(network1) && f[cal].equals(want)).toList();
+        int tf = header.indexOf("template_epsilon");
+        int tr = header.indexOf("template_releases");
+        String network1 = rows.stream().anyMatch(f -> f[col[0]].equals(network)) ? network : "dlib";
+        List<String[]> ours = rows.stream().filter(f -> f[col[0]].equals(network1) && f[col[7]].equals("releases"))
+                .toList();
+        int faces = ours.stream().mapToInt(f -> Integer.parseInt(f[col[4]])).filter(x -> x <= Math.max(1, trackFaces))
+                .max().orElse(1);
         // The evaluated gallery size nearest the site's, by ratio (5 and 40 are as far from 14).
         Optional<String[]> nearest = ours.stream().min((a, b) -> Double.compare(
-                Math.abs(Math.log(Double.parseDouble(a[people]) / identities)),
-                Math.abs(Math.log(Double.parseDouble(b[people]) / identities))));
+                Math.abs(Math.log(Double.parseDouble(a[col[2]]) / identities)),
+                Math.abs(Math.log(Double.parseDouble(b[col[2]]) / identities))));
         if (nearest.isEmpty()) {
             return Optional.empty();
         }
-        String chosenSet = nearest.get()[set];
+        String chosenSet = nearest.get()[col[1]];
         java.util.TreeMap<Double, double[]> sums = new java.util.TreeMap<>();
         for (String[] f : ours) {
-            if (!f[set].equals(chosenSet)) {
+            if (!f[col[1]].equals(chosenSet) || Integer.parseInt(f[col[4]]) != faces) {
                 continue;
             }
             try {
-                double[] acc = sums.computeIfAbsent(Double.parseDouble(f[eps]), k -> new double[4]);
-                acc[0] += Double.parseDouble(f[f1]);
-                acc[1] += Double.parseDouble(f[fnir]);
-                acc[2] += Double.parseDouble(f[fpir]);
-                acc[3]++;
+                double[] acc = sums.computeIfAbsent(Double.parseDouble(f[col[3]]), k -> new double[3]);
+                acc[0] += Double.parseDouble(f[col[5]]);
+                acc[1] += Double.parseDouble(f[col[6]]);
+                acc[2]++;
             } catch (NumberFormatException e) {
                 // a row without a figure is not a point
             }
         }
         List<AnswerPoint> points = new ArrayList<>();
-        sums.forEach((e, a) -> points.add(new AnswerPoint(e, a[0] / a[3], a[1] / a[3], a[2] / a[3], (int) a[3])));
-        return Optional.of(new AnswerAdvice(network1, chosenSet, Integer.parseInt(nearest.get()[people]), want,
-                "docs/results/" + ANSWER_FILE, points));
+        sums.forEach((e, a) -> points.add(new AnswerPoint(e, a[0] / a[2], a[1] / a[2], (int) a[2])));
+        String templates = tf < 0 || tr < 0 ? "" : nearest.get()[tr] + " × ε " + nearest.get()[tf] + " per enrolled image";
+        return Optional.of(new AnswerAdvice(network1, chosenSet, Integer.parseInt(nearest.get()[col[2]]), "wilson",
+                faces, templates, "docs/results/" + ANSWER_FILE, points));
     }
 
     /** A bundled evaluation CSV: its header and rows. */
