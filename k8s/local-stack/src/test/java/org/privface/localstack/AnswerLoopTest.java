@@ -129,8 +129,10 @@ class AnswerLoopTest {
             }
             String space = GalleryBuilder.mainSpace(SITE, enrollments).orElseThrow();
             assertEquals(m.releaseSpace(), space);
-            // The point estimate: this test's public set is too small for the service's Wilson bound at 1 %.
-            FaceGallery model = GalleryBuilder.build(SITE, 1, space, enrollments, Optional.of(publicSet), EPSILON, 0.01,
+            // The point estimate: this test's public set is too small for the service's Wilson bound at 1 %. And a
+            // 5 % target: at 1 % the threshold is the single highest of the 60 strangers' scores, which swung the
+            // accuracy of 20 answers between 0.5 and 0.95 from run to run; the loop, not the rate, is tested here.
+            FaceGallery model = GalleryBuilder.build(SITE, 1, space, enrollments, Optional.of(publicSet), EPSILON, 0.05,
                     org.privface.privacy.answer.Gallery.Bound.ESTIMATE, Instant.now());
             assertEquals(faces.names().size(), model.getLabels().size());
             assertEquals(enrolled, model.getEnrollmentReleases());
