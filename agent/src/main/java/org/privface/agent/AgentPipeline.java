@@ -328,7 +328,7 @@ public class AgentPipeline implements ApplicationEventListener<ServerStartupEven
      */
     private void startEnrollment(Mechanisms mechanisms, PolicyStore policies, EnrollmentLedger ledger)
             throws InterruptedException {
-        Enrollment en = new Enrollment(settings.getEnrollFolder(), settings.getEnrollReleases(), mechanisms, publisher, uplink,
+        Enrollment en = new Enrollment(settings.getEnrollFolder(), mechanisms, publisher, uplink,
                 ledger, settings.getSiteId(), personKeys);
         enrollment = en;
         state.register("enrollment", en::report);

@@ -550,7 +550,12 @@ public class AgentSettings {
     public boolean isPublishEnrollments() { return publishEnrollments; }
     public void setPublishEnrollments(boolean publishEnrollments) { this.publishEnrollments = publishEnrollments; }
     public int getEnrollReleases() { return enrollReleases; }
-    public void setEnrollReleases(int enrollReleases) { this.enrollReleases = enrollReleases; }
+    public void setEnrollReleases(int enrollReleases) {
+        if (enrollReleases < 1) {
+            throw new IllegalArgumentException("agent.enroll-releases must be at least 1, was " + enrollReleases);
+        }
+        this.enrollReleases = enrollReleases;
+    }
     public int getComponents() { return components; }
     public void setComponents(int components) { this.components = components; }
     public String getSensitivityMode() { return sensitivityMode; }

@@ -23,8 +23,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes the enrollment folder, each image {@code enroll-releases} times in the form a policy
- * releases it, as far as the {@link EnrollmentLedger} allows. An image already released that many
+ * Publishes the enrollment folder, each image in every form a policy releases it
+ * ({@link Mechanisms#enrollmentForms}: the vector's {@code enroll-releases} times, the templates'
+ * {@code answer.template-releases} times), as far as the {@link EnrollmentLedger} allows. An image already released that many
  * times in the same form is not released again, whatever happened in between (restarts, policy
  * changes that leave the form as it was); an image whose cap would be exceeded is not released.
  */
@@ -34,7 +35,6 @@ final class Enrollment {
     static final String TEMPLATE_TRACK_PREFIX = "enroll-templates-";
 
     private final Path folder;
-    private final int releasesPerImage;
     private final Mechanisms mechanisms;
     /** Mechanism → release → record → uplink; the grants are this ledger's. */
     private final ReleaseDesk desk;
@@ -49,13 +49,9 @@ final class Enrollment {
     /** Releases withheld because the ledger could not record their charge (a full or failing disk). */
     final AtomicLong unrecorded = new AtomicLong();
 
-    Enrollment(Path folder, int releasesPerImage, Mechanisms mechanisms, FacePublisher publisher, Uplink uplink,
+    Enrollment(Path folder, Mechanisms mechanisms, FacePublisher publisher, Uplink uplink,
                EnrollmentLedger ledger, String site, org.privface.wire.erasure.PersonKeys keys) {
-        if (releasesPerImage < 1) {
-            throw new IllegalArgumentException("agent.enroll-releases must be at least 1, was " + releasesPerImage);
-        }
         this.folder = folder;
-        this.releasesPerImage = releasesPerImage;
         this.mechanisms = mechanisms;
         this.desk = ReleaseDesk.enrollment(mechanisms, new PerturbedRecords(publisher.site()), uplink);
         this.ledger = ledger;
@@ -70,7 +66,7 @@ final class Enrollment {
             return 0;
         }
         java.util.List<Mechanisms.EnrollmentForm> forms = mechanisms.enrollmentForms(policy, faces.names().size());
-        if (forms.size() > 1 || forms.get(0).releases() != releasesPerImage) {
+        if (forms.size() > 1 || forms.get(0).releases() > 1) {
             LOG.info("enrollment: each enrolled image is released {}: epsilon {} in all", forms.stream().map(f ->
                     f.releases() + " x epsilon " + f.mechanism().epsilonPerFace() + (f.templates() ? " (templates"
                             + (f.mechanism() instanceof org.privface.privacy.embedding.EmbeddingMechanism e

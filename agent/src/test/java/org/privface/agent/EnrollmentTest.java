@@ -78,7 +78,7 @@ class EnrollmentTest {
             configure.accept(s);
             out = new CameraWorkerTest.SpoolingPublisher(dir);
             ledger = EnrollmentLedger.open(dir.resolve(AgentPipeline.ENROLLMENT_LEDGER), cap);
-            enrollment = new Enrollment(s.getEnrollFolder(), 1, new Mechanisms(s, detector, ledger), out.publisher, out.uplink, ledger,
+            enrollment = new Enrollment(s.getEnrollFolder(), new Mechanisms(s, detector, ledger), out.publisher, out.uplink, ledger,
                     "workertest", org.privface.wire.erasure.PersonKeys.of(new byte[32]));
         }
 

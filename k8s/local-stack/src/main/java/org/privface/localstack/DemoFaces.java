@@ -50,6 +50,20 @@ final class DemoFaces {
         return clips(s, frames, List.of(), work);
     }
 
+    /** Between a clip's name and a photo's index in its frame names ({@code c0001-f0.jpg}); gap frames are {@code -g}. */
+    private static final String PHOTO = "-f";
+
+    /** The photos in the clip of a frame {@code origin} (relative to {@code queryRoot}) that {@link #clips} wrote. */
+    static int clipPhotos(Path queryRoot, Path origin) {
+        String name = origin.getFileName().toString();
+        String clip = name.substring(0, name.indexOf(PHOTO) + PHOTO.length());
+        try (java.util.stream.Stream<Path> files = Files.list(queryRoot.resolve(origin.getParent()))) {
+            return (int) files.filter(f -> f.getFileName().toString().startsWith(clip)).count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Folder prefix of a stranger's clip in the query camera: no enrolled label starts with it. */
     static final String STRANGER = "~stranger-";
 
@@ -82,7 +96,7 @@ final class DemoFaces {
                 String clip = String.format("c%04d", clips);
                 for (int i = start; i < Math.min(imgs.size(), start + frames); i++) {
                     String name = imgs.get(i).getFileName().toString();
-                    Files.createSymbolicLink(dir.resolve(clip + "-f" + (i - start) + name.substring(name.lastIndexOf('.'))),
+                    Files.createSymbolicLink(dir.resolve(clip + PHOTO + (i - start) + name.substring(name.lastIndexOf('.'))),
                             imgs.get(i).toRealPath());
                     images++;
                 }

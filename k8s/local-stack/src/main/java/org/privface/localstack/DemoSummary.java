@@ -97,16 +97,9 @@ final class DemoSummary {
             if (origin.getName(0).toString().startsWith(DemoFaces.STRANGER)) {
                 continue;
             }
-            String name = origin.getFileName().toString();
-            String clip = name.substring(0, name.indexOf("-f") + 2);
-            long photos;
-            try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(o.stack().query().resolve(origin.getParent()))) {
-                photos = files.filter(f -> f.getFileName().toString().startsWith(clip)).count();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
+            int photos = DemoFaces.clipPhotos(o.stack().query(), origin);
             RecognitionResult r = o.results().get(id);
-            int[] a = by.computeIfAbsent((int) photos, x -> new int[2]);
+            int[] a = by.computeIfAbsent(photos, x -> new int[2]);
             a[0] += r != null && origin.getName(0).toString().equals(r.getPredictedLabel()) ? 1 : 0;
             a[1]++;
         }
